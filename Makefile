@@ -1,0 +1,28 @@
+# KeyDo's two commands: `make run` builds and serves the game, `make test` runs every test.
+# Both install what is missing first (scripts/setup.sh) and are quick when it is there.
+SHELL := bash
+export PATH := $(CURDIR)/node_modules/.bin:$(HOME)/.cargo/bin:$(PATH)
+
+.PHONY: run test dist server bench
+
+## Build the shell and serve it with the API on http://127.0.0.1:8080
+run:
+	scripts/setup.sh
+	$(MAKE) dist
+	cargo run --release -p keydo-server -- serve --dist dist
+
+## Every test: formatting, lints, native unit/integration tests, browser end-to-end tests
+test:
+	scripts/setup.sh --test
+	scripts/test.sh
+
+## The offline shell in dist/ (Trunk, then the precache post-build hook)
+dist:
+	trunk build --release
+
+server:
+	cargo build --release -p keydo-server
+
+## Size and timing budgets (see README)
+bench: dist server
+	node scripts/bench-shell.mjs

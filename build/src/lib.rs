@@ -1,0 +1,52 @@
+//! The post-build step that makes the built shell work offline.
+//!
+//! After Trunk writes its output, [`run`] scans it, writes `precache-manifest.json`
+//! (every file the game needs offline, with its SHA-256) and generates the service
+//! worker script `sw.js`, whose bytes embed the content digest so that browsers see
+//! an update whenever any precached byte changes.
+
+pub mod digest;
+pub mod manifest;
+pub mod references;
+pub mod worker_script;
+
+use std::path::Path;
+
+pub use manifest::PrecacheManifest;
+
+/// Everything the post-build step can fail on, each with a message that names the file.
+#[derive(Debug)]
+pub enum BuildError {
+    /// Reading or writing a file in the output failed.
+    Io { path: String, source: std::io::Error },
+    /// A file that the shell references is not in the output.
+    MissingFile { url: String, referenced_by: String },
+    /// A file in the output could not be understood.
+    Invalid { path: String, reason: String },
+}
+
+impl std::fmt::Display for BuildError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            BuildError::Io { path, source } => write!(f, "{path}: {source}"),
+            BuildError::MissingFile { url, referenced_by } => write!(
+                f,
+                "{referenced_by} lists {url}, but the build output has no such file; \
+                 the offline shell would be incomplete"
+            ),
+            BuildError::Invalid { path, reason } => write!(f, "{path}: {reason}"),
+        }
+    }
+}
+
+impl std::error::Error for BuildError {}
+
+/// Scans `out_dir`, writes the precache manifest and the service worker scripts there.
+pub fn run(out_dir: &Path) -> Result<PrecacheManifest, BuildError> {
+    worker_script::embed_worker_wasm(out_dir)?;
+    let manifest = PrecacheManifest::scan(out_dir)?;
+    references::check_all_present(out_dir, &manifest)?;
+    manifest.write(out_dir)?;
+    worker_script::write_sw_js(out_dir, &manifest)?;
+    Ok(manifest)
+}

@@ -1,0 +1,21 @@
+#!/usr/bin/env bash
+# Runs every KeyDo test; `make test` calls it after scripts/setup.sh --test.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+export PATH="$PWD/node_modules/.bin:$HOME/.cargo/bin:$PATH"
+
+step() { printf '\n\033[1m== %s\033[0m\n' "$*"; }
+
+step "format and lints"
+cargo fmt --all -- --check
+cargo clippy --workspace --all-targets --quiet -- -D warnings
+
+step "native tests (core rules, precache build, server; PostgreSQL path included)"
+scripts/with-postgres.sh cargo test --workspace --quiet
+
+step "release build of the shell and the server"
+trunk build --release
+cargo build --release --quiet -p keydo-server -p keydo-build
+
+step "end-to-end tests in Chromium"
+node --test --test-concurrency=1 tests/e2e/

@@ -1,0 +1,101 @@
+//! Which requests the service worker answers, and how (SPEC §6).
+//!
+//! Pure, so the rule is tested natively: only same-origin GETs are touched; `/api`
+//! is always left to the network (a stale leaderboard is worse than none);
+//! navigations go to the network first and fall back to the cached shell;
+//! precached files come from the cache.
+
+/// What the fetch handler does with a request.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Route {
+    /// No `respondWith`: the browser fetches it as if there were no worker.
+    Network,
+    /// Network first; when it fails, the cached `/index.html`.
+    NavigationNetworkFirst,
+    /// From the precache (falling back to the network if the entry is gone).
+    Precached,
+}
+
+/// The request facts the decision needs.
+#[derive(Debug, Clone, Copy)]
+pub struct RequestFacts<'a> {
+    pub method: &'a str,
+    pub same_origin: bool,
+    pub path: &'a str,
+    pub has_query: bool,
+    pub is_navigation: bool,
+}
+
+/// Decides the route; `is_precached` is asked only about same-origin GET paths.
+pub fn route(request: RequestFacts<'_>, is_precached: impl FnOnce(&str) -> bool) -> Route {
+    if request.method != "GET" || !request.same_origin || is_api(request.path) {
+        Route::Network
+    } else if request.is_navigation {
+        Route::NavigationNetworkFirst
+    } else if !request.has_query && is_precached(request.path) {
+        Route::Precached
+    } else {
+        Route::Network
+    }
+}
+
+/// `/api` and everything below it; `/apiary` is not the API.
+fn is_api(path: &str) -> bool {
+    path == "/api" || path.starts_with("/api/")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn get(path: &str) -> RequestFacts<'_> {
+        RequestFacts {
+            method: "GET",
+            same_origin: true,
+            path,
+            has_query: false,
+            is_navigation: false,
+        }
+    }
+
+    fn precached(path: &str) -> bool {
+        matches!(path, "/index.html" | "/app.wasm" | "/api/cached-by-mistake")
+    }
+
+    #[test]
+    fn precached_files_come_from_the_cache() {
+        assert_eq!(route(get("/app.wasm"), precached), Route::Precached);
+        assert_eq!(route(get("/other.js"), precached), Route::Network);
+    }
+
+    #[test]
+    fn the_api_is_never_answered_by_the_worker() {
+        for path in ["/api", "/api/", "/api/health", "/api/cached-by-mistake"] {
+            assert_eq!(route(get(path), precached), Route::Network, "{path}");
+            let navigation = RequestFacts { is_navigation: true, ..get(path) };
+            assert_eq!(route(navigation, precached), Route::Network, "{path}");
+        }
+        assert_eq!(
+            route(RequestFacts { is_navigation: true, ..get("/apiary") }, precached),
+            Route::NavigationNetworkFirst
+        );
+    }
+
+    #[test]
+    fn navigations_go_network_first() {
+        let nav = RequestFacts { is_navigation: true, ..get("/") };
+        assert_eq!(route(nav, precached), Route::NavigationNetworkFirst);
+        let nav_query = RequestFacts { has_query: true, ..nav };
+        assert_eq!(route(nav_query, precached), Route::NavigationNetworkFirst);
+    }
+
+    #[test]
+    fn other_methods_origins_and_queries_pass_through() {
+        let post = RequestFacts { method: "POST", ..get("/app.wasm") };
+        assert_eq!(route(post, precached), Route::Network);
+        let foreign = RequestFacts { same_origin: false, ..get("/app.wasm") };
+        assert_eq!(route(foreign, precached), Route::Network);
+        let query = RequestFacts { has_query: true, ..get("/app.wasm") };
+        assert_eq!(route(query, precached), Route::Network);
+    }
+}

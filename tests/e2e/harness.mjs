@@ -1,0 +1,148 @@
+// Shared set-up for KeyDo's end-to-end tests: the real server on a loopback port,
+// serving a real build, and Debian's Chromium driven by Playwright.
+import { spawn } from 'node:child_process';
+import { createHash } from 'node:crypto';
+import { cpSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join, relative, resolve, sep } from 'node:path';
+import { chromium } from 'playwright-core';
+
+export const ROOT = resolve(import.meta.dirname, '..', '..');
+export const DIST = join(ROOT, 'dist');
+const SERVER_BIN = join(ROOT, 'target', 'release', 'keydo-server');
+
+/** Chromium as this machine runs it: headless, no sandbox, no background traffic. */
+export function launchBrowser() {
+  return chromium.launch({
+    executablePath: '/usr/bin/chromium',
+    headless: true,
+    args: [
+      '--no-sandbox',
+      '--disable-gpu',
+      '--disable-background-networking',
+      '--disable-component-update',
+      '--disable-sync',
+      '--no-first-run',
+    ],
+  });
+}
+
+/** A free loopback port (the OS picks; the server binds it right after). */
+async function freePort() {
+  return new Promise((done, fail) => {
+    const probe = createServer();
+    probe.once('error', fail);
+    probe.listen(0, '127.0.0.1', () => {
+      const { port } = probe.address();
+      probe.close(() => done(port));
+    });
+  });
+}
+
+/** A temporary directory removed by `cleanup`. */
+export function tempDir(prefix) {
+  return mkdtempSync(join(tmpdir(), `keydo-${prefix}-`));
+}
+
+/** A copy of dist/ the test may change (for update tests). */
+export function copyDist() {
+  const dir = tempDir('dist');
+  cpSync(DIST, dir, { recursive: true });
+  return dir;
+}
+
+/**
+ * Starts keydo-server on its own port and database; resolves once /api/health answers.
+ * Extra flags (rate limits...) go in `args`.
+ */
+export async function startServer({ dist = DIST, args = [] } = {}) {
+  const port = await freePort();
+  const dataDir = tempDir('data');
+  const origin = `http://127.0.0.1:${port}`;
+  const child = spawn(
+    SERVER_BIN,
+    ['serve', '--addr', `127.0.0.1:${port}`, '--dist', dist, '--data-dir', dataDir, ...args],
+    { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, RUST_LOG: 'warn' } },
+  );
+  let output = '';
+  child.stdout.on('data', (d) => (output += d));
+  child.stderr.on('data', (d) => (output += d));
+  const exited = new Promise((done) => child.once('exit', done));
+  const deadline = Date.now() + 15_000;
+  for (;;) {
+    if (child.exitCode !== null) throw new Error(`keydo-server exited early:\n${output}`);
+    try {
+      if ((await fetch(`${origin}/api/health`)).ok) break;
+    } catch {
+      // Not listening yet.
+    }
+    if (Date.now() > deadline) {
+      child.kill('SIGKILL');
+      throw new Error(`keydo-server did not answer /api/health within 15 s:\n${output}`);
+    }
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  return {
+    origin,
+    dataDir,
+    output: () => output,
+    async stop() {
+      child.kill('SIGTERM');
+      await exited;
+      rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
+}
+
+/** Every file of a built output with its URL path, as the precache step sees it. */
+export function listOutput(dir) {
+  const files = [];
+  const walk = (d) => {
+    for (const name of readdirSync(d)) {
+      const path = join(d, name);
+      if (statSync(path).isDirectory()) walk(path);
+      else files.push({ url: '/' + relative(dir, path).split(sep).join('/'), path });
+    }
+  };
+  walk(dir);
+  return files;
+}
+
+/** The service worker's own files, which are never precached (SPEC §6). */
+export function isWorkerFile(url) {
+  return url === '/sw.js' || url === '/precache-manifest.json' || url.startsWith('/keydo_worker');
+}
+
+/** The cache name recomputed from the files themselves, independently of the build step. */
+export function expectedCache(dir) {
+  const files = listOutput(dir)
+    .filter((f) => !isWorkerFile(f.url))
+    .map((f) => ({ url: f.url, sha: createHash('sha256').update(readFileSync(f.path)).digest('hex') }))
+    .sort((a, b) => (a.url < b.url ? -1 : a.url > b.url ? 1 : 0));
+  const lines = files.map((f) => `${f.url} ${f.sha}\n`).join('');
+  const digest = createHash('sha256').update(lines).digest('hex');
+  return { name: `keydo-precache-${digest}`, urls: files.map((f) => f.url) };
+}
+
+/** Opens the app and waits until its service worker controls the page. */
+export async function openControlled(context, origin) {
+  const page = await context.newPage();
+  await page.goto(origin + '/');
+  await page.waitForFunction(() => navigator.serviceWorker.controller !== null, null, {
+    timeout: 30_000,
+  });
+  return page;
+}
+
+/** The names of the page's caches and the URL paths in each. */
+export function cacheContents(page) {
+  return page.evaluate(async () => {
+    const out = {};
+    for (const name of await caches.keys()) {
+      const cache = await caches.open(name);
+      out[name] = (await cache.keys()).map((r) => new URL(r.url).pathname).sort();
+    }
+    return out;
+  });
+}

@@ -1,0 +1,193 @@
+// The installable offline shell: the Rust service worker precaches exactly the
+// build, serves the shell offline (also when woken from stopped), never touches
+// /api, picks up a new build through the update prompt, and Chrome finds the app
+// installable.
+import assert from 'node:assert/strict';
+import { appendFileSync, readFileSync, rmSync } from 'node:fs';
+import { join } from 'node:path';
+import { execFileSync } from 'node:child_process';
+import { after, before, describe, test } from 'node:test';
+import {
+  DIST,
+  ROOT,
+  cacheContents,
+  copyDist,
+  expectedCache,
+  launchBrowser,
+  listOutput,
+  openControlled,
+  startServer,
+} from './harness.mjs';
+
+let browser;
+before(async () => {
+  browser = await launchBrowser();
+});
+after(async () => {
+  await browser?.close();
+});
+
+/** Stops every service worker and resolves once CDP reports ours stopped. */
+async function stopWorkers(page) {
+  const cdp = await page.context().newCDPSession(page);
+  await cdp.send('ServiceWorker.enable');
+  const stopped = new Promise((done) => {
+    cdp.on('ServiceWorker.workerVersionUpdated', ({ versions }) => {
+      if (versions.length > 0 && versions.every((v) => v.runningStatus === 'stopped')) done();
+    });
+  });
+  await cdp.send('ServiceWorker.stopAllWorkers');
+  await stopped;
+  await cdp.detach();
+}
+
+describe('offline shell', () => {
+  let server;
+  let context;
+  let page;
+  before(async () => {
+    server = await startServer();
+    context = await browser.newContext();
+    page = await openControlled(context, server.origin);
+  });
+  after(async () => {
+    await context?.close();
+    await server?.stop();
+  });
+
+  test('the worker precaches exactly the build under the digest name', async () => {
+    const expected = expectedCache(DIST);
+    const manifest = JSON.parse(readFileSync(join(DIST, 'precache-manifest.json'), 'utf8'));
+    assert.equal(manifest.cacheName, expected.name);
+    assert.deepEqual(manifest.files.map((f) => f.url), expected.urls);
+    assert.match(expected.name, /^keydo-precache-[0-9a-f]{64}$/);
+
+    const caches = await cacheContents(page);
+    assert.deepEqual(Object.keys(caches), [expected.name]);
+    assert.deepEqual(caches[expected.name], [...expected.urls].sort());
+    for (const must of ['/index.html', '/manifest.webmanifest', '/icons/icon-512.png']) {
+      assert.ok(expected.urls.includes(must), `${must} is precached`);
+    }
+    assert.ok(expected.urls.some((u) => u.endsWith('.wasm')), 'the app wasm is precached');
+    const state = await page.evaluate(async () => {
+      const registration = await navigator.serviceWorker.ready;
+      return {
+        active: registration.active?.state,
+        scope: registration.scope,
+        script: navigator.serviceWorker.controller?.scriptURL,
+      };
+    });
+    assert.equal(state.active, 'activated');
+    assert.equal(state.scope, server.origin + '/');
+    assert.equal(state.script, server.origin + '/sw.js');
+    await page.getByText('Ready to play offline').waitFor();
+  });
+
+  test('offline, a reload renders the shell from the cache', async () => {
+    await context.setOffline(true);
+    try {
+      await page.reload();
+      await page.getByTestId('mode-zh').waitFor();
+      assert.equal(await page.getByTestId('mode-time').count(), 1);
+    } finally {
+      await context.setOffline(false);
+    }
+  });
+
+  test('offline, a freshly woken worker still serves the navigation', async () => {
+    await stopWorkers(page);
+    await context.setOffline(true);
+    try {
+      await page.reload();
+      await page.getByTestId('mode-words').waitFor();
+      const controlled = await page.evaluate(() => navigator.serviceWorker.controller !== null);
+      assert.ok(controlled);
+    } finally {
+      await context.setOffline(false);
+    }
+  });
+
+  test('the API is never answered from a cache', async () => {
+    assert.equal(await page.evaluate(async () => (await fetch('/api/health')).status), 200);
+    await context.setOffline(true);
+    try {
+      const outcome = await page.evaluate(() =>
+        fetch('/api/health').then(
+          (r) => `answered ${r.status}`,
+          (e) => `failed: ${e.name}`,
+        ),
+      );
+      assert.equal(outcome, 'failed: TypeError');
+    } finally {
+      await context.setOffline(false);
+    }
+    const caches = await cacheContents(page);
+    const apiUrls = Object.values(caches).flat().filter((u) => u === '/api' || u.startsWith('/api/'));
+    assert.deepEqual(apiUrls, []);
+  });
+
+  test('Chrome finds the app installable', async () => {
+    const cdp = await context.newCDPSession(page);
+    const { installabilityErrors } = await cdp.send('Page.getInstallabilityErrors');
+    await cdp.detach();
+    assert.deepEqual(installabilityErrors, []);
+  });
+});
+
+describe('updates', () => {
+  let server;
+  let dist;
+  let context;
+  before(async () => {
+    dist = copyDist();
+    server = await startServer({ dist });
+    context = await browser.newContext();
+  });
+  after(async () => {
+    await context?.close();
+    await server?.stop();
+    rmSync(dist, { recursive: true, force: true });
+  });
+
+  test('a new build is offered, and accepting it reloads once onto the new cache', async () => {
+    const page = await openControlled(context, server.origin);
+    const oldCache = expectedCache(dist).name;
+    assert.deepEqual(Object.keys(await cacheContents(page)), [oldCache]);
+    assert.ok(await page.getByTestId('update-banner').isHidden());
+
+    // A new deployment: one changed byte in one precached asset, then the real post-build step.
+    const css = listOutput(dist).find((f) => f.url.endsWith('.css'));
+    appendFileSync(css.path, '\n');
+    execFileSync(join(ROOT, 'target', 'release', 'keydo-precache'), [dist]);
+    const newCache = expectedCache(dist).name;
+    assert.notEqual(newCache, oldCache);
+
+    // The page checks for updates when it becomes visible again.
+    await page.evaluate(() => document.dispatchEvent(new Event('visibilitychange')));
+    const reload = page.getByTestId('update-reload');
+    await reload.waitFor({ timeout: 30_000 });
+    assert.deepEqual(Object.keys(await cacheContents(page)).sort(), [newCache, oldCache].sort());
+
+    let navigations = 0;
+    page.on('framenavigated', (frame) => {
+      if (frame === page.mainFrame()) navigations += 1;
+    });
+    const reloaded = page.waitForEvent('load');
+    await reload.click();
+    await reloaded;
+    await page.waitForFunction(
+      async (name) => (await caches.keys()).length === 1 && (await caches.has(name)),
+      newCache,
+      { timeout: 30_000, polling: 100 },
+    );
+    await page.getByTestId('mode-time').waitFor();
+    assert.deepEqual(Object.keys(await cacheContents(page)), [newCache]);
+    const controller = await page.evaluate(async () => {
+      const registration = await navigator.serviceWorker.getRegistration();
+      return { waiting: registration.waiting !== null, active: registration.active.state };
+    });
+    assert.deepEqual(controller, { waiting: false, active: 'activated' });
+    assert.ok(await page.getByTestId('update-banner').isHidden());
+    assert.equal(navigations, 1, 'exactly one reload');
+  });
+});
