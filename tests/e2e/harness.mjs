@@ -13,19 +13,37 @@ export const DIST = join(ROOT, 'dist');
 const SERVER_BIN = join(ROOT, 'target', 'release', 'keydo-server');
 
 /** Chromium as this machine runs it: headless, no sandbox, no background traffic. */
+const CHROMIUM = {
+  executablePath: '/usr/bin/chromium',
+  headless: true,
+  args: [
+    '--no-sandbox',
+    '--disable-gpu',
+    '--disable-background-networking',
+    '--disable-component-update',
+    '--disable-sync',
+    '--no-first-run',
+  ],
+};
+
+/** A browser whose contexts are fresh, incognito-like profiles. */
 export function launchBrowser() {
-  return chromium.launch({
-    executablePath: '/usr/bin/chromium',
-    headless: true,
-    args: [
-      '--no-sandbox',
-      '--disable-gpu',
-      '--disable-background-networking',
-      '--disable-component-update',
-      '--disable-sync',
-      '--no-first-run',
-    ],
-  });
+  return chromium.launch(CHROMIUM);
+}
+
+/**
+ * A context on a real (temporary) profile, for what incognito cannot do, such as
+ * installing the app. `close()` also removes the profile.
+ */
+export async function launchProfile() {
+  const profile = tempDir('profile');
+  const context = await chromium.launchPersistentContext(profile, CHROMIUM);
+  const close = context.close.bind(context);
+  context.close = async () => {
+    await close();
+    rmSync(profile, { recursive: true, force: true });
+  };
+  return context;
 }
 
 /** A free loopback port (the OS picks; the server binds it right after). */

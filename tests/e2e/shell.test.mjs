@@ -14,6 +14,7 @@ import {
   copyDist,
   expectedCache,
   launchBrowser,
+  launchProfile,
   listOutput,
   openControlled,
   startServer,
@@ -95,9 +96,10 @@ describe('offline shell', () => {
   });
 
   test('offline, a freshly woken worker still serves the navigation', async () => {
-    await stopWorkers(page);
+    // Offline first: Playwright closes the page if the emulation changes while no worker runs.
     await context.setOffline(true);
     try {
+      await stopWorkers(page);
       await page.reload();
       await page.getByTestId('mode-words').waitFor();
       const controlled = await page.evaluate(() => navigator.serviceWorker.controller !== null);
@@ -126,12 +128,29 @@ describe('offline shell', () => {
     assert.deepEqual(apiUrls, []);
   });
 
-  test('Chrome finds the app installable', async () => {
+});
+
+test('Chrome finds the app installable', async () => {
+  // Incognito contexts can never install an app: this one has a real profile.
+  const server = await startServer();
+  const context = await launchProfile();
+  try {
+    const page = await openControlled(context, server.origin);
     const cdp = await context.newCDPSession(page);
     const { installabilityErrors } = await cdp.send('Page.getInstallabilityErrors');
-    await cdp.detach();
     assert.deepEqual(installabilityErrors, []);
-  });
+    const { url, data } = await cdp.send('Page.getAppManifest');
+    assert.equal(url, server.origin + '/manifest.webmanifest');
+    const manifest = JSON.parse(data);
+    assert.equal(manifest.display, 'standalone');
+    assert.deepEqual(
+      manifest.icons.map((i) => `${i.sizes} ${i.purpose}`),
+      ['192x192 any', '512x512 any', '512x512 maskable'],
+    );
+  } finally {
+    await context.close();
+    await server.stop();
+  }
 });
 
 describe('updates', () => {
@@ -190,4 +209,37 @@ describe('updates', () => {
     assert.ok(await page.getByTestId('update-banner').isHidden());
     assert.equal(navigations, 1, 'exactly one reload');
   });
+});
+
+test('an install that cannot fetch every file leaves no cache and no active worker', async () => {
+  const dist = copyDist();
+  // The build lists this icon, but the deployment lost it: the server answers 404.
+  rmSync(join(dist, 'icons', 'icon-512.png'));
+  const server = await startServer({ dist });
+  const context = await browser.newContext();
+  try {
+    const page = await context.newPage();
+    const cdp = await context.newCDPSession(page);
+    const statuses = [];
+    const settled = new Promise((done) => {
+      cdp.on('ServiceWorker.workerVersionUpdated', ({ versions }) => {
+        for (const v of versions) statuses.push(v.status);
+        if (versions.some((v) => v.status === 'redundant' || v.status === 'activated')) done();
+      });
+    });
+    await cdp.send('ServiceWorker.enable');
+    await page.goto(server.origin + '/');
+    await settled;
+    const outcome = {
+      state: statuses.at(-1),
+      caches: await page.evaluate(() => caches.keys()),
+    };
+    assert.ok(statuses.includes('installing'), `the worker tried to install: ${statuses}`);
+    assert.ok(!statuses.includes('activated'), `never activated: ${statuses}`);
+    assert.deepEqual(outcome, { state: 'redundant', caches: [] });
+  } finally {
+    await context.close();
+    await server.stop();
+    rmSync(dist, { recursive: true, force: true });
+  }
 });
