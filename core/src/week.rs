@@ -80,10 +80,17 @@ mod tests {
         let monday = utc8(2026, 11, 30, 0, 0);
         let week = week_of(monday);
         assert_eq!(week_of(monday - 1), week - 1, "Sunday 23:59:59.999 UTC+8");
-        assert_eq!(week_of(utc8(2026, 12, 6, 23, 59)), week, "Sunday night UTC+8");
+        assert_eq!(
+            week_of(utc8(2026, 12, 6, 23, 59)),
+            week,
+            "Sunday night UTC+8"
+        );
         assert_eq!(week_of(utc8(2026, 12, 7, 0, 0)), week + 1);
         // Sunday 16:00 UTC is already Monday in UTC+8.
-        assert_eq!(week_of(days_from_civil(2026, 11, 29) * DAY_MS + 16 * HOUR_MS), week);
+        assert_eq!(
+            week_of(days_from_civil(2026, 11, 29) * DAY_MS + 16 * HOUR_MS),
+            week
+        );
         assert_eq!(week_start_ms(week), monday);
     }
 

@@ -1,0 +1,204 @@
+//! The JSON bodies of KeyDo's `/api` (SPEC §7), shared by the app, the service worker
+//! and the server so the three cannot drift apart.
+//!
+//! Request bodies refuse unknown fields (the server answers 422); response bodies
+//! accept them, so an older client keeps working when the server adds a field.
+
+use crate::mode::Mode;
+use crate::score::Stats;
+use serde::{Deserialize, Serialize};
+use uuid::Uuid;
+
+/// The largest request body the server reads, in bytes.
+pub const MAX_BODY_BYTES: usize = 100 * 1024;
+/// The most entries one leaderboard request returns, and the default.
+pub const MAX_LEADERBOARD_LIMIT: u32 = 100;
+pub const DEFAULT_LEADERBOARD_LIMIT: u32 = 50;
+/// The length bounds of a display name, in characters.
+pub const DISPLAY_NAME_CHARS: std::ops::RangeInclusive<usize> = 1..=24;
+
+/// `POST /api/saves`: omit the name to get a generated one.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct CreateSave {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub display_name: Option<String>,
+}
+
+/// `201` from `POST /api/saves`. The token is shown this once; the server keeps only
+/// its SHA-256.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct SaveCreated {
+    pub player_id: Uuid,
+    pub token: Uuid,
+    pub version: i64,
+    pub profile: Profile,
+}
+
+/// `GET /api/saves/me`: the save, without its token.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Save {
+    pub player_id: Uuid,
+    pub version: i64,
+    pub profile: Profile,
+}
+
+/// What other players see of a save (and, later, its settings).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Profile {
+    pub display_name: String,
+}
+
+/// `POST /api/scores`: one finished game.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct ScoreSubmission {
+    /// Chosen by the client once per game, so a resend is recognisably the same game.
+    pub score_id: Uuid,
+    pub mode: Mode,
+    /// The week the game was played in, by the client's clock ([`crate::week::week_of`]).
+    pub week: i64,
+    pub value: i64,
+    /// When the game ended, in unix milliseconds.
+    pub played_at: u64,
+    pub stats: Stats,
+}
+
+/// `200` from `POST /api/scores`, also for a resend or a lower score.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ScoreAck {
+    /// Whether this game (by `scoreId`) holds the player's all-time best for the mode.
+    pub improved: bool,
+    /// The player's all-time best for the mode.
+    pub best: i64,
+    /// Whether `week` was the server's current week, so the weekly board was considered.
+    pub weekly_accepted: bool,
+    /// Whether this game holds the player's best of the current week.
+    pub weekly_improved: bool,
+    /// The player's best of the current week, when the weekly board was considered.
+    pub weekly_best: Option<i64>,
+    /// The server's current week.
+    pub week: i64,
+}
+
+/// Which leaderboard: this week's (UTC+8) or all time.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Board {
+    Weekly,
+    Alltime,
+}
+
+impl Board {
+    /// The id used in the query string.
+    pub fn id(self) -> &'static str {
+        match self {
+            Board::Weekly => "weekly",
+            Board::Alltime => "alltime",
+        }
+    }
+}
+
+/// `GET /api/leaderboard?mode=&board=&limit=`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Leaderboard {
+    pub mode: Mode,
+    pub board: Board,
+    /// The server's current week (the one a weekly board shows).
+    pub week: i64,
+    /// Best first; ties go to whoever got there first.
+    pub entries: Vec<LeaderboardEntry>,
+    /// The caller's own place, when the request carried a token and the player is on
+    /// this board.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub me: Option<OwnRank>,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct LeaderboardEntry {
+    pub rank: i64,
+    pub display_name: String,
+    pub value: i64,
+    /// When the game ended, in unix milliseconds.
+    pub achieved_at: i64,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct OwnRank {
+    pub rank: i64,
+    pub value: i64,
+    pub achieved_at: i64,
+}
+
+/// The body of every error answer.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ErrorBody {
+    pub error: ErrorDetail,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ErrorDetail {
+    /// Stable, for programs: `RATE_LIMITED`, `TOO_FAST`, ...
+    pub code: String,
+    /// For people.
+    pub message: String,
+    /// Also in the `X-Request-Id` header and in the server's log line.
+    pub request_id: String,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn a_score_submission_reads_the_documented_body() {
+        let body = json!({
+            "scoreId": "6f1c1f5e-8a4e-4b8e-9d43-2f4c1d0b9a11",
+            "mode": "words", "week": 2917, "value": 6000, "playedAt": 1_764_460_800_000_u64,
+            "stats": { "durationMs": 60000, "correctChars": 300, "errors": 2,
+                       "keystrokes": 310, "correctKeystrokes": 305 }
+        });
+        let submission: ScoreSubmission = serde_json::from_value(body.clone()).unwrap();
+        assert_eq!(submission.mode, Mode::Words);
+        assert_eq!(serde_json::to_value(&submission).unwrap(), body);
+    }
+
+    #[test]
+    fn unknown_fields_in_requests_are_refused() {
+        let mut body = json!({
+            "scoreId": "6f1c1f5e-8a4e-4b8e-9d43-2f4c1d0b9a11",
+            "mode": "zh", "week": 1, "value": 1, "playedAt": 1,
+            "stats": { "durationMs": 1, "correctChars": 1, "errors": 0,
+                       "keystrokes": 1, "correctKeystrokes": 1 },
+            "extra": true
+        });
+        assert!(serde_json::from_value::<ScoreSubmission>(body.clone()).is_err());
+        body.as_object_mut().unwrap().remove("extra");
+        body["stats"]["extra"] = json!(1);
+        assert!(serde_json::from_value::<ScoreSubmission>(body).is_err());
+        assert!(serde_json::from_value::<CreateSave>(json!({ "name": "x" })).is_err());
+        assert_eq!(
+            serde_json::from_value::<CreateSave>(json!({})).unwrap(),
+            CreateSave::default()
+        );
+    }
+
+    #[test]
+    fn responses_tolerate_fields_added_later() {
+        let body = json!({
+            "mode": "time", "board": "alltime", "week": 3, "entries": [], "newField": 1
+        });
+        let board: Leaderboard = serde_json::from_value(body).unwrap();
+        assert_eq!(board.board, Board::Alltime);
+        assert_eq!(board.me, None);
+    }
+}

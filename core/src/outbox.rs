@@ -1,0 +1,473 @@
+//! The outbox: results waiting to reach the leaderboards, and the rules that keep them
+//! from being lost or sent twice (SPEC §4).
+//!
+//! The app stores one [`OutboxEntry`] per [`OutboxKey`] (profile, mode, week) in
+//! IndexedDB. Adding a result [`merge`]s it with the stored one, keeping the better, so
+//! adding or replaying anything is harmless. An entry leaves only when the server has
+//! acknowledged *that* entry and it is still the one stored ([`is_still_the_one_sent`]):
+//! a better result added while the old one was in flight stays to be sent.
+
+use crate::api::ScoreSubmission;
+use crate::backoff::retry_delay_ms;
+use crate::classify::{Disposition, ErrorCode, Failure, Request, classify};
+use crate::coalesce::FlushKind;
+use crate::mode::Mode;
+use crate::score::{self, Stats};
+use crate::week::week_of;
+use serde::{Deserialize, Serialize};
+use std::fmt;
+use uuid::Uuid;
+
+/// The outbox holds at most one entry per key.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct OutboxKey {
+    pub profile_id: Uuid,
+    pub mode: Mode,
+    pub week: i64,
+}
+
+impl fmt::Display for OutboxKey {
+    /// `<profile>/<mode>/<week>`, usable as the IndexedDB key.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}/{}/{}", self.profile_id, self.mode, self.week)
+    }
+}
+
+/// One result waiting to be sent, as the app stores it.
+///
+/// Unknown fields are tolerated (unlike on the wire): a page and a service worker of
+/// different versions share the store during an update, and neither may lose the
+/// other's entries for not knowing a field.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct OutboxEntry {
+    /// Made by the app when the game ends; identifies this result everywhere.
+    pub score_id: Uuid,
+    pub profile_id: Uuid,
+    pub mode: Mode,
+    /// The UTC+8 week the game was played in.
+    pub week: i64,
+    pub value: i64,
+    pub stats: Stats,
+    /// When the game ended, unix ms.
+    pub played_at: u64,
+    pub sync: SyncState,
+}
+
+impl OutboxEntry {
+    /// A fresh result, its value and week derived so they cannot disagree with the stats
+    /// and the time.
+    pub fn new(
+        score_id: Uuid,
+        profile_id: Uuid,
+        mode: Mode,
+        stats: Stats,
+        played_at: u64,
+    ) -> OutboxEntry {
+        OutboxEntry {
+            score_id,
+            profile_id,
+            mode,
+            // Exact: clocks read below 2^53 ms (JavaScript's `Date.now()` can't go higher).
+            week: week_of(played_at as i64),
+            value: score::value(mode, &stats),
+            stats,
+            played_at,
+            sync: SyncState::default(),
+        }
+    }
+
+    pub fn key(&self) -> OutboxKey {
+        OutboxKey {
+            profile_id: self.profile_id,
+            mode: self.mode,
+            week: self.week,
+        }
+    }
+
+    /// Higher value wins; on a tie the result played earlier does. Playing time rather
+    /// than arrival decides, so the survivor is the same whatever order the page and
+    /// the service worker add results in.
+    fn beats(&self, other: &OutboxEntry) -> bool {
+        (self.value, std::cmp::Reverse(self.played_at))
+            > (other.value, std::cmp::Reverse(other.played_at))
+    }
+}
+
+impl From<&OutboxEntry> for ScoreSubmission {
+    /// The body that sends the entry: everything but the profile and the sync state.
+    fn from(entry: &OutboxEntry) -> ScoreSubmission {
+        ScoreSubmission {
+            score_id: entry.score_id,
+            mode: entry.mode,
+            week: entry.week,
+            value: entry.value,
+            played_at: entry.played_at,
+            stats: entry.stats,
+        }
+    }
+}
+
+/// What to store when a result is added.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Merge {
+    /// Nothing is stored for the key: store the incoming entry.
+    Insert,
+    /// The incoming entry is better: store it in place of the existing one.
+    Replace,
+    /// The existing entry is at least as good (or is the same one): store nothing.
+    KeepExisting,
+}
+
+/// Adding `incoming` to a key that holds `existing`. Both must share a key.
+pub fn merge(existing: Option<&OutboxEntry>, incoming: &OutboxEntry) -> Merge {
+    match existing {
+        None => Merge::Insert,
+        Some(existing) => {
+            debug_assert_eq!(existing.key(), incoming.key(), "merging across keys");
+            if incoming.beats(existing) {
+                Merge::Replace
+            } else {
+                Merge::KeepExisting
+            }
+        }
+    }
+}
+
+/// Whether the entry stored for the sent entry's key is still the sent one.
+///
+/// After a 2xx, delete the stored entry only if this holds; after a failure, record it
+/// only if this holds. Otherwise a better result replaced the sent one meanwhile, and
+/// it must stay, untouched, to be sent on its own.
+pub fn is_still_the_one_sent(stored: Option<&OutboxEntry>, sent_score_id: Uuid) -> bool {
+    stored.is_some_and(|entry| entry.score_id == sent_score_id)
+}
+
+/// When the backoff timer should wake the sync next: the earliest wait among entries
+/// that are not blocked (blocked ones wait for a manual retry). `None` when none waits.
+pub fn next_retry_at<'a>(entries: impl IntoIterator<Item = &'a OutboxEntry>) -> Option<u64> {
+    entries
+        .into_iter()
+        .filter(|entry| !entry.sync.blocked)
+        .map(|entry| entry.sync.next_attempt_at)
+        .min()
+}
+
+/// An entry's sending history. Persisted with it, so it holds only counts, times and a
+/// stable error code: never a token or a save's body.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct SyncState {
+    /// Failed attempts so far.
+    pub attempts: u32,
+    /// Unix ms before which no automatic flush sends the entry; 0 for a fresh entry.
+    pub next_attempt_at: u64,
+    /// Why the last attempt failed.
+    pub last_error: Option<ErrorCode>,
+    /// Only a manual retry sends a blocked entry.
+    pub blocked: bool,
+}
+
+impl SyncState {
+    /// Whether a flush of `kind` at `now_ms` sends the entry.
+    pub fn is_due(&self, now_ms: u64, kind: FlushKind) -> bool {
+        match kind {
+            FlushKind::Manual => true,
+            FlushKind::Automatic => !self.blocked && now_ms >= self.next_attempt_at,
+        }
+    }
+
+    /// Records that sending the entry failed at `now_ms`, and returns what the sync
+    /// does next. `jitter` is a random number in `[0, 1)` for the backoff.
+    ///
+    /// On [`Disposition::RenewSave`] the entry is left due at once: the caller forgets
+    /// the save and flushes again, and if it stops first, the next flush creates the
+    /// new save. A failure to create the save is recorded on every entry that flush
+    /// meant to send, since none of them could be.
+    pub fn record_failure(
+        &mut self,
+        request: Request,
+        failure: &Failure,
+        now_ms: u64,
+        jitter: f64,
+    ) -> Disposition {
+        let disposition = classify(request, failure);
+        self.attempts = self.attempts.saturating_add(1);
+        self.last_error = Some(failure.code());
+        self.blocked = disposition == Disposition::Blocked;
+        match disposition {
+            Disposition::Retryable => {
+                let delay = retry_delay_ms(self.attempts, jitter, failure.retry_after_ms());
+                self.next_attempt_at = now_ms.saturating_add(delay);
+            }
+            Disposition::RenewSave => self.next_attempt_at = now_ms,
+            // Blocked entries wait for a manual retry, which ignores the time.
+            Disposition::Blocked => {}
+        }
+        disposition
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::backoff::MAX_DELAY_MS;
+    use proptest::prelude::*;
+
+    const PROFILE: Uuid = Uuid::from_u128(0xA);
+    /// Tuesday 2026-12-01 12:00 UTC+8.
+    const NOON: u64 = 1_796_097_600_000;
+    const SCORE: Request = Request::SubmitScore {
+        save_renewed: false,
+    };
+
+    fn entry(id: u128, correct_chars: u32, played_at: u64) -> OutboxEntry {
+        let stats = Stats {
+            duration_ms: 30_000,
+            correct_chars,
+            errors: 0,
+            keystrokes: correct_chars,
+            correct_keystrokes: correct_chars,
+        };
+        OutboxEntry::new(Uuid::from_u128(id), PROFILE, Mode::Words, stats, played_at)
+    }
+
+    #[test]
+    fn a_new_entry_derives_its_value_and_week() {
+        let e = entry(1, 250, NOON);
+        // 250 chars in 30 s = 100 WPM.
+        assert_eq!(e.value, 10_000);
+        assert_eq!(e.week, week_of(NOON as i64));
+        assert_eq!(e.sync, SyncState::default());
+        assert!(
+            e.sync.is_due(0, FlushKind::Automatic),
+            "a fresh entry is due at once"
+        );
+        assert_eq!(
+            e.key().to_string(),
+            format!("00000000-0000-0000-0000-00000000000a/words/{}", e.week)
+        );
+    }
+
+    #[test]
+    fn merge_keeps_the_better_result() {
+        let stored = entry(1, 250, NOON);
+        assert_eq!(merge(None, &stored), Merge::Insert);
+        assert_eq!(
+            merge(Some(&stored), &entry(2, 251, NOON + 1)),
+            Merge::Replace
+        );
+        assert_eq!(
+            merge(Some(&stored), &entry(2, 249, NOON + 1)),
+            Merge::KeepExisting
+        );
+        // On a tie the earlier result stays...
+        assert_eq!(
+            merge(Some(&stored), &entry(2, 250, NOON + 1)),
+            Merge::KeepExisting
+        );
+        // ...even if it arrives second.
+        assert_eq!(
+            merge(Some(&stored), &entry(2, 250, NOON - 1)),
+            Merge::Replace
+        );
+        // Re-adding the stored entry (a replay) changes nothing.
+        assert_eq!(merge(Some(&stored), &stored.clone()), Merge::KeepExisting);
+    }
+
+    #[test]
+    fn an_ack_deletes_only_the_entry_that_was_sent() {
+        let sent = entry(1, 250, NOON);
+        assert!(is_still_the_one_sent(Some(&sent), sent.score_id));
+        // A better result replaced it during the send: it stays.
+        let better = entry(2, 300, NOON + 5);
+        assert!(!is_still_the_one_sent(Some(&better), sent.score_id));
+        // Already gone (another tab's flush removed it): nothing to delete.
+        assert!(!is_still_the_one_sent(None, sent.score_id));
+    }
+
+    #[test]
+    fn a_retryable_failure_backs_off() {
+        let mut sync = SyncState::default();
+        let d = sync.record_failure(SCORE, &Failure::Network, NOON, 0.0);
+        assert_eq!(d, Disposition::Retryable);
+        assert_eq!(sync.attempts, 1);
+        assert_eq!(sync.next_attempt_at, NOON + 1_000);
+        assert_eq!(sync.last_error, Some(ErrorCode::NETWORK_ERROR));
+        assert!(!sync.blocked);
+        assert!(!sync.is_due(NOON + 999, FlushKind::Automatic));
+        assert!(sync.is_due(NOON + 1_000, FlushKind::Automatic));
+        assert!(
+            sync.is_due(NOON, FlushKind::Manual),
+            "a manual retry ignores the wait"
+        );
+
+        // Second failure in a row, a 429 asking for a minute: the minute wins.
+        let too_many = Failure::http(429, Some("RATE_LIMITED"), Some("60"));
+        sync.record_failure(SCORE, &too_many, NOON + 1_000, 0.0);
+        assert_eq!(sync.attempts, 2);
+        assert_eq!(sync.next_attempt_at, NOON + 61_000);
+        assert_eq!(
+            sync.last_error.as_ref().map(ErrorCode::as_str),
+            Some("RATE_LIMITED")
+        );
+    }
+
+    #[test]
+    fn a_blocked_entry_waits_for_a_manual_retry() {
+        let mut sync = SyncState::default();
+        let refused = Failure::http(422, Some("TOO_FAST"), None);
+        assert_eq!(
+            sync.record_failure(SCORE, &refused, NOON, 0.5),
+            Disposition::Blocked
+        );
+        assert!(sync.blocked);
+        assert!(
+            !sync.is_due(u64::MAX, FlushKind::Automatic),
+            "never replayed on a timer"
+        );
+        assert!(sync.is_due(NOON, FlushKind::Manual));
+        // The manual retry fails for a passing reason: back to automatic retries.
+        sync.record_failure(SCORE, &Failure::http(503, None, None), NOON, 0.0);
+        assert!(!sync.blocked);
+        assert_eq!(sync.attempts, 2);
+        assert_eq!(sync.next_attempt_at, NOON + 2_000);
+    }
+
+    #[test]
+    fn an_unknown_save_is_renewed_not_blocked() {
+        let mut sync = SyncState::default();
+        let unknown = Failure::http(401, Some("UNAUTHORIZED"), None);
+        assert_eq!(
+            sync.record_failure(SCORE, &unknown, NOON, 0.5),
+            Disposition::RenewSave
+        );
+        assert!(!sync.blocked);
+        assert!(
+            sync.is_due(NOON, FlushKind::Automatic),
+            "resent at once with the new save"
+        );
+        let renewed = Request::SubmitScore { save_renewed: true };
+        assert_eq!(
+            sync.record_failure(renewed, &unknown, NOON, 0.0),
+            Disposition::Retryable
+        );
+        assert_eq!(sync.next_attempt_at, NOON + 2_000);
+    }
+
+    #[test]
+    fn next_retry_at_skips_blocked_entries() {
+        let mut waiting = entry(1, 250, NOON);
+        waiting
+            .sync
+            .record_failure(SCORE, &Failure::Network, NOON, 0.0);
+        let mut blocked = entry(2, 250, NOON);
+        blocked
+            .sync
+            .record_failure(SCORE, &Failure::http(400, None, None), NOON, 0.0);
+        assert_eq!(next_retry_at([&waiting, &blocked]), Some(NOON + 1_000));
+        assert_eq!(next_retry_at([&blocked]), None);
+        assert_eq!(next_retry_at([]), None);
+    }
+
+    #[test]
+    fn the_stored_record_is_camel_case_without_secrets() {
+        let mut e = entry(1, 250, NOON);
+        e.sync
+            .record_failure(SCORE, &Failure::http(500, None, None), NOON, 0.0);
+        let json: serde_json::Value = serde_json::to_value(&e).unwrap();
+        assert_eq!(
+            json,
+            serde_json::json!({
+                "scoreId": "00000000-0000-0000-0000-000000000001",
+                "profileId": "00000000-0000-0000-0000-00000000000a",
+                "mode": "words",
+                "week": e.week,
+                "value": 10_000,
+                "stats": {"durationMs": 30_000, "correctChars": 250, "errors": 0,
+                          "keystrokes": 250, "correctKeystrokes": 250},
+                "playedAt": NOON,
+                "sync": {"attempts": 1, "nextAttemptAt": NOON + 1_000,
+                         "lastError": "HTTP_500", "blocked": false},
+            })
+        );
+        assert_eq!(serde_json::from_value::<OutboxEntry>(json).unwrap(), e);
+    }
+
+    #[test]
+    fn an_entry_is_sent_as_the_documented_body() {
+        let mut e = entry(1, 250, NOON);
+        e.sync.record_failure(SCORE, &Failure::Network, NOON, 0.0);
+        let body = serde_json::to_value(ScoreSubmission::from(&e)).unwrap();
+        let mut stored = serde_json::to_value(&e).unwrap();
+        let stored = stored.as_object_mut().unwrap();
+        stored.remove("profileId");
+        stored.remove("sync");
+        assert_eq!(body, serde_json::Value::Object(stored.clone()));
+    }
+
+    #[test]
+    fn a_record_from_a_newer_version_still_reads() {
+        let mut json = serde_json::to_value(entry(1, 250, NOON)).unwrap();
+        json["addedLater"] = serde_json::json!(true);
+        assert!(serde_json::from_value::<OutboxEntry>(json).is_ok());
+    }
+
+    fn entries() -> impl Strategy<Value = Vec<OutboxEntry>> {
+        proptest::collection::vec((0..50u32, 0..5u64), 1..8).prop_map(|results| {
+            results
+                .into_iter()
+                .enumerate()
+                .map(|(i, (chars, minute))| entry(i as u128, chars, NOON + minute * 60_000))
+                .collect()
+        })
+    }
+
+    /// Stores `added` one by one through `merge`, as the app does.
+    fn store_all(added: &[OutboxEntry]) -> Option<OutboxEntry> {
+        added.iter().fold(None, |stored, incoming| {
+            match merge(stored.as_ref(), incoming) {
+                Merge::Insert | Merge::Replace => Some(incoming.clone()),
+                Merge::KeepExisting => stored,
+            }
+        })
+    }
+
+    proptest! {
+        #[test]
+        fn the_best_survives_in_any_order(
+            (added, shuffled) in entries().prop_flat_map(|v| (Just(v.clone()), Just(v).prop_shuffle()))
+        ) {
+            let kept = store_all(&added).unwrap();
+            let best_value = added.iter().map(|e| e.value).max().unwrap();
+            prop_assert_eq!(kept.value, best_value);
+            let earliest_best = added.iter().filter(|e| e.value == best_value).map(|e| e.played_at).min();
+            prop_assert_eq!(Some(kept.played_at), earliest_best);
+
+            // Another arrival order keeps an equally good result, played as early.
+            let other = store_all(&shuffled).unwrap();
+            prop_assert_eq!((other.value, other.played_at), (kept.value, kept.played_at));
+
+            // Replaying everything again changes nothing.
+            let replayed = store_all(&[added.as_slice(), added.as_slice()].concat()).unwrap();
+            prop_assert_eq!(replayed, kept);
+        }
+
+        #[test]
+        fn automatic_retries_wait_at_most_five_minutes(
+            failures in proptest::collection::vec(
+                (prop_oneof![Just(Failure::Network), (500u16..600).prop_map(|s| Failure::http(s, None, Some("3600")))],
+                 0.0f64..1.0),
+                1..30),
+        ) {
+            let mut sync = SyncState::default();
+            for (failure, jitter) in &failures {
+                sync.record_failure(SCORE, failure, NOON, *jitter);
+                prop_assert!(!sync.blocked);
+                prop_assert!(sync.next_attempt_at > NOON);
+                prop_assert!(sync.next_attempt_at - NOON <= MAX_DELAY_MS);
+            }
+            prop_assert_eq!(sync.attempts as usize, failures.len());
+        }
+    }
+}
