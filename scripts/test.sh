@@ -13,6 +13,12 @@ cargo clippy --workspace --all-targets --quiet -- -D warnings
 step "native tests (core rules, precache build, server; PostgreSQL path included)"
 scripts/with-postgres.sh cargo test --workspace --quiet
 
+step "browser tests of the IndexedDB storage (wasm-bindgen-test, headless Chromium)"
+CHROMEDRIVER=/usr/bin/chromedriver \
+  WASM_BINDGEN_TEST_WEBDRIVER_JSON="$PWD/tests/webdriver.json" \
+  WASM_BINDGEN_TEST_TIMEOUT=120 \
+  cargo test --quiet -p keydo-storage --target wasm32-unknown-unknown
+
 step "release build of the shell and the server"
 trunk build --release
 cargo build --release --quiet -p keydo-server -p keydo-build

@@ -1,0 +1,54 @@
+//! The records kept besides outbox entries, and conversions to and from JS values.
+
+use crate::StorageError;
+use keydo_core::Mode;
+use serde::de::DeserializeOwned;
+use serde::{Deserialize, Serialize};
+use uuid::Uuid;
+use wasm_bindgen::JsValue;
+
+/// The local player, created on first launch. Scores belong to it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Profile {
+    pub id: Uuid,
+    pub created_at: u64,
+}
+
+/// The server save this browser plays as: `POST /api/saves` answered these.
+///
+/// Stored under `meta`, never in the outbox: the token is the player's secret.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Credentials {
+    pub player_id: Uuid,
+    pub token: Uuid,
+}
+
+/// The personal best of one mode.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Best {
+    pub mode: Mode,
+    pub value: i64,
+    pub score_id: Uuid,
+    pub played_at: u64,
+}
+
+/// What recording a finished game did.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Recorded {
+    /// The game beat the previous personal best of its mode (or was the first).
+    pub new_best: bool,
+    /// The personal best of the mode after this game.
+    pub best: i64,
+}
+
+/// To a plain JS object (numbers, not BigInts; maps as objects).
+pub fn to_js<T: Serialize>(value: &T) -> Result<JsValue, StorageError> {
+    Ok(value.serialize(&serde_wasm_bindgen::Serializer::json_compatible())?)
+}
+
+pub fn from_js<T: DeserializeOwned>(value: JsValue) -> Result<T, StorageError> {
+    Ok(serde_wasm_bindgen::from_value(value)?)
+}

@@ -1,0 +1,163 @@
+//! The IndexedDB outbox in a real browser (wasm-bindgen-test, headless Chromium).
+//!
+//! Each test opens its own database, so they are independent of order.
+
+#![cfg(target_arch = "wasm32")]
+
+use futures::future::join_all;
+use keydo_core::Mode;
+use keydo_core::classify::{Failure, Request};
+use keydo_core::outbox::OutboxEntry;
+use keydo_core::score::Stats;
+use keydo_storage::{Credentials, Db};
+use uuid::Uuid;
+use wasm_bindgen::JsCast;
+use wasm_bindgen_futures::JsFuture;
+use wasm_bindgen_test::*;
+
+wasm_bindgen_test_configure!(run_in_browser);
+
+/// A monday noon, UTC+8, in 2026: every game below falls in the same week.
+const PLAYED_AT: u64 = 1_796_011_200_000;
+
+fn game(profile: Uuid, mode: Mode, correct_chars: u32, played_at: u64) -> OutboxEntry {
+    let stats = Stats {
+        duration_ms: 30_000,
+        correct_chars,
+        errors: 0,
+        keystrokes: correct_chars,
+        correct_keystrokes: correct_chars,
+    };
+    OutboxEntry::new(Uuid::new_v4(), profile, mode, stats, played_at)
+}
+
+async fn fresh_db() -> (Db, String) {
+    let name = format!("keydo-test-{}", Uuid::new_v4());
+    (Db::open_named(&name).await.unwrap(), name)
+}
+
+#[wasm_bindgen_test]
+async fn outbox_keeps_the_best_per_profile_mode_and_week() {
+    let (db, _) = fresh_db().await;
+    let profile = db.profile(PLAYED_AT).await.unwrap().id;
+    let slow = game(profile, Mode::Words, 100, PLAYED_AT);
+    let fast = game(profile, Mode::Words, 150, PLAYED_AT + 1);
+    let tie = game(profile, Mode::Words, 150, PLAYED_AT + 2);
+    let other_mode = game(profile, Mode::Quote, 90, PLAYED_AT + 3);
+
+    let first = db.record_result(&slow).await.unwrap();
+    assert!(first.new_best);
+    assert!(db.record_result(&fast).await.unwrap().new_best);
+    let after_tie = db.record_result(&tie).await.unwrap();
+    assert!(!after_tie.new_best, "a tie is not a new best");
+    assert_eq!(after_tie.best, fast.value);
+    db.record_result(&slow).await.unwrap(); // a replay changes nothing
+    db.record_result(&other_mode).await.unwrap();
+
+    let outbox = db.outbox().await.unwrap();
+    let ids: Vec<_> = outbox.iter().map(|e| e.score_id).collect();
+    assert_eq!(outbox.len(), 2);
+    assert!(ids.contains(&fast.score_id), "the better words result, the earlier of the tie");
+    assert!(ids.contains(&other_mode.score_id));
+    assert_eq!(
+        db.bests().await.unwrap(),
+        vec![(Mode::Quote, other_mode.value), (Mode::Words, fast.value)]
+    );
+}
+
+#[wasm_bindgen_test]
+async fn concurrent_adds_converge_on_the_best() {
+    let (db, _) = fresh_db().await;
+    let profile = db.profile(PLAYED_AT).await.unwrap().id;
+    let games: Vec<_> = (0..12u32)
+        .map(|i| game(profile, Mode::Time, 100 + (i * 7) % 12 * 10, PLAYED_AT + u64::from(i)))
+        .collect();
+    let results = join_all(games.iter().map(|g| db.record_result(g))).await;
+    assert!(results.iter().all(Result::is_ok));
+    let best = games.iter().max_by_key(|g| g.value).unwrap();
+    let outbox = db.outbox().await.unwrap();
+    assert_eq!(outbox.len(), 1);
+    assert_eq!(outbox[0].score_id, best.score_id);
+    assert_eq!(db.bests().await.unwrap(), vec![(Mode::Time, best.value)]);
+}
+
+#[wasm_bindgen_test]
+async fn outbox_and_profile_survive_reopening() {
+    let (db, name) = fresh_db().await;
+    let profile = db.profile(PLAYED_AT).await.unwrap();
+    let entry = game(profile.id, Mode::Zh, 120, PLAYED_AT);
+    db.record_result(&entry).await.unwrap();
+    db.close();
+
+    let reopened = Db::open_named(&name).await.unwrap();
+    assert_eq!(reopened.profile(PLAYED_AT + 99).await.unwrap(), profile);
+    assert_eq!(reopened.outbox().await.unwrap(), vec![entry]);
+}
+
+#[wasm_bindgen_test]
+async fn an_acknowledged_entry_leaves_only_if_it_is_still_the_one_sent() {
+    let (db, _) = fresh_db().await;
+    let profile = db.profile(PLAYED_AT).await.unwrap().id;
+    let sent = game(profile, Mode::Words, 100, PLAYED_AT);
+    db.record_result(&sent).await.unwrap();
+    // While `sent` is in flight, a better result arrives.
+    let better = game(profile, Mode::Words, 140, PLAYED_AT + 5);
+    db.record_result(&better).await.unwrap();
+
+    assert!(!db.remove_if_unchanged(&sent).await.unwrap());
+    assert_eq!(db.outbox().await.unwrap(), vec![better.clone()]);
+    assert!(db.remove_if_unchanged(&better).await.unwrap());
+    assert!(db.outbox().await.unwrap().is_empty());
+}
+
+#[wasm_bindgen_test]
+async fn stored_records_never_hold_the_token() {
+    let (db, name) = fresh_db().await;
+    let credentials = Credentials {
+        player_id: Uuid::new_v4(),
+        token: Uuid::new_v4(),
+    };
+    db.set_credentials(&credentials).await.unwrap();
+    let profile = db.profile(PLAYED_AT).await.unwrap().id;
+    let entry = game(profile, Mode::Quote, 110, PLAYED_AT);
+    db.record_result(&entry).await.unwrap();
+    let mut sync = entry.sync.clone();
+    sync.record_failure(
+        Request::SubmitScore { save_renewed: false },
+        &Failure::http(503, Some("UNAVAILABLE"), None),
+        PLAYED_AT + 10,
+        0.5,
+    );
+    assert!(db.set_sync_state(&entry, sync).await.unwrap());
+    assert_eq!(db.credentials().await.unwrap(), Some(credentials));
+
+    let token = credentials.token.to_string();
+    for store in ["outbox", "history", "bests"] {
+        let dump = raw_dump(&name, store).await;
+        assert!(!dump.is_empty() && dump != "[]", "{store} holds records");
+        assert!(!dump.contains(&token), "{store} must not hold the token: {dump}");
+    }
+    let outbox = raw_dump(&name, "outbox").await;
+    assert!(outbox.contains("\"lastError\":\"UNAVAILABLE\""), "{outbox}");
+    assert!(outbox.contains("\"attempts\":1"), "{outbox}");
+}
+
+/// Everything in `store`, read with the raw IndexedDB API and JSON-stringified.
+async fn raw_dump(database: &str, store: &str) -> String {
+    let script = format!(
+        "return new Promise((ok, fail) => {{
+           const open = indexedDB.open({database:?});
+           open.onerror = () => fail(open.error);
+           open.onsuccess = () => {{
+             const all = open.result.transaction({store:?}).objectStore({store:?}).getAll();
+             all.onsuccess = () => {{ open.result.close(); ok(JSON.stringify(all.result)); }};
+             all.onerror = () => fail(all.error);
+           }};
+         }});"
+    );
+    let promise: js_sys::Promise = js_sys::Function::new_no_args(&script)
+        .call0(&wasm_bindgen::JsValue::NULL)
+        .unwrap()
+        .unchecked_into();
+    JsFuture::from(promise).await.unwrap().as_string().unwrap()
+}
