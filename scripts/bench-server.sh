@@ -1,0 +1,140 @@
+#!/usr/bin/env bash
+# Benchmarks keydo-server's score submissions against a bare axum handler doing the
+# same SQLite upsert (server/examples/bare_upsert.rs), then measures the server's
+# memory after creating 100k players through the API.
+#
+#   scripts/bench-server.sh            # 32 connections, 10 s per run
+#   DURATION=30s CONNECTIONS=64 scripts/bench-server.sh
+#
+# Loopback only. Needs wrk (apt-get install wrk), curl and python3.
+set -euo pipefail
+
+repo=$(cd "$(dirname "$0")/.." && pwd)
+duration=${DURATION:-10s}
+connections=${CONNECTIONS:-32}
+threads=${THREADS:-2}
+players=${PLAYERS:-256}
+rss_players=${RSS_PLAYERS:-100000}
+target_dir=${CARGO_TARGET_DIR:-$repo/target}
+work=$(mktemp -d -t keydo-bench.XXXXXX)
+pids=()
+
+cleanup() {
+    for pid in "${pids[@]}"; do
+        kill "$pid" 2>/dev/null || true
+        wait "$pid" 2>/dev/null || true
+    done
+    rm -rf "$work"
+}
+trap cleanup EXIT
+
+free_port() {
+    python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'
+}
+
+wait_for() { # url
+    for _ in $(seq 1 100); do
+        curl -fs -o /dev/null "$1" 2>/dev/null && return 0
+        curl -s -o /dev/null "$1" 2>/dev/null && return 0
+        sleep 0.1
+    done
+    echo "nothing answers at $1" >&2
+    exit 1
+}
+
+summary() { # label wrk-output-file
+    local rps p99 errors
+    rps=$(awk '/^Requests\/sec/ {print $2}' "$2")
+    p99=$(awk '$1 == "99%" {print $2}' "$2")
+    errors=$(awk '/Non-2xx/ {print $5}' "$2")
+    printf '%-34s %12s req/s   p99 %8s   non-2xx %s\n' "$1" "$rps" "$p99" "${errors:-0}"
+}
+
+echo "building (release)..." >&2
+(cd "$repo" && cargo build --release -q -p keydo-server --bin keydo-server --example bare_upsert)
+server_bin=$target_dir/release/keydo-server
+bare_bin=$target_dir/release/examples/bare_upsert
+
+start_server() { # log-filter
+    local port
+    port=$(free_port)
+    mkdir -p "$work/dist"
+    rm -rf "$work/data"
+    RUST_LOG=$1 "$server_bin" --addr "127.0.0.1:$port" --dist "$work/dist" --data-dir "$work/data" \
+        --rate-limit-per-ip 1000000000 --rate-limit-per-identity 1000000000 \
+        --rate-limit-saves 1000000000 >"$work/server.log" 2>&1 &
+    pids+=($!)
+    server_pid=$!
+    server_url=http://127.0.0.1:$port
+    wait_for "$server_url/api/health"
+}
+
+stop_server() {
+    kill "$server_pid"
+    wait "$server_pid" 2>/dev/null || true
+}
+
+scores_script() { # tokens-file
+    local now week
+    now=$(python3 -c 'import time; print(int(time.time() * 1000))')
+    week=$(( (now + 8 * 3600000 + 3 * 86400000) / (7 * 86400000) ))
+    {
+        echo "tokens = {"
+        sed 's/.*/  "&",/' "$1"
+        echo "}"
+        echo "week = $week"
+        echo "played_at = $now"
+        cat "$repo/scripts/bench/post-scores.lua"
+    } >"$work/post-scores.lua"
+}
+
+create_tokens() { # count
+    : >"$work/tokens"
+    for _ in $(seq 1 "$1"); do
+        curl -fs -X POST -H 'Content-Type: application/json' -d '{}' "$server_url/api/saves" |
+            python3 -c 'import json, sys; print(json.load(sys.stdin)["token"])' >>"$work/tokens"
+    done
+}
+
+run_wrk() { # label url output
+    wrk -t"$threads" -c"$connections" -d"$duration" --latency -s "$work/post-scores.lua" "$2" >"$3"
+    summary "$1" "$3"
+}
+
+echo "== POST /api/scores: $connections connections, $duration, $players players" >&2
+for filter in warn info; do
+    start_server "$filter"
+    create_tokens "$players"
+    scores_script "$work/tokens"
+    run_wrk "keydo-server (log level $filter)" "$server_url" "$work/wrk-server-$filter.txt"
+    stop_server
+done
+
+port=$(free_port)
+"$bare_bin" "127.0.0.1:$port" "$work/bare.sqlite3" >"$work/bare.log" 2>&1 &
+pids+=($!)
+bare_pid=$!
+wait_for "http://127.0.0.1:$port/"
+run_wrk "bare axum + one SQLite upsert" "http://127.0.0.1:$port" "$work/wrk-bare.txt"
+kill "$bare_pid"
+
+server_rps=$(awk '/^Requests\/sec/ {print $2}' "$work/wrk-server-warn.txt")
+bare_rps=$(awk '/^Requests\/sec/ {print $2}' "$work/wrk-bare.txt")
+python3 -c "print(f'keydo-server / bare = {float($server_rps) / float($bare_rps) * 100:.0f} %')"
+
+echo "== memory after creating $rss_players players through the API" >&2
+start_server warn
+rss_before=$(awk '/^VmRSS/ {print $2}' "/proc/$server_pid/status")
+{
+    echo "total = $rss_players"
+    echo "threads = $threads"
+    cat "$repo/scripts/bench/create-saves.lua"
+} >"$work/create-saves.lua"
+wrk -t"$threads" -c"$connections" -d120s -s "$work/create-saves.lua" "$server_url" >"$work/wrk-saves.txt"
+summary "POST /api/saves" "$work/wrk-saves.txt"
+count=$(python3 -c "import sqlite3; print(sqlite3.connect('$work/data/keydo.sqlite3').execute('select count(*) from players').fetchone()[0])")
+rss_after=$(awk '/^VmRSS/ {print $2}' "/proc/$server_pid/status")
+peak=$(awk '/^VmHWM/ {print $2}' "/proc/$server_pid/status")
+db_size=$(du -k "$work/data/keydo.sqlite3" | cut -f1)
+echo "players: $count; RSS at start ${rss_before} KiB, after ${rss_after} KiB (peak ${peak} KiB); database file ${db_size} KiB"
+stop_server

@@ -1,0 +1,60 @@
+#!/usr/bin/env bash
+# Runs a command next to a throwaway PostgreSQL cluster.
+#
+# Starts a fresh cluster in a temporary directory, listening on 127.0.0.1 only, exports
+# KEYDO_TEST_POSTGRES_URL (postgres://postgres@127.0.0.1:<port>/postgres), runs the
+# command, then stops the cluster and deletes it, whatever the command's outcome.
+#
+#   scripts/with-postgres.sh cargo test -p keydo-server --test postgres
+#
+# Needs PostgreSQL's server binaries (Debian: apt-get install postgresql). As root the
+# cluster runs as the `postgres` user, since PostgreSQL refuses to run as root.
+set -euo pipefail
+
+if [ "$#" -eq 0 ]; then
+    echo "usage: $0 <command> [args...]" >&2
+    exit 2
+fi
+
+pg_bin=""
+for candidate in $(ls -d /usr/lib/postgresql/*/bin 2>/dev/null | sort -V -r); do
+    pg_bin=$candidate
+    break
+done
+if [ -z "$pg_bin" ]; then
+    initdb_path=$(command -v initdb || true)
+    if [ -z "$initdb_path" ]; then
+        echo "$0: PostgreSQL's initdb was not found (apt-get install postgresql)" >&2
+        exit 1
+    fi
+    pg_bin=$(dirname "$initdb_path")
+fi
+
+cluster=$(mktemp -d -t keydo-postgres.XXXXXX)
+as_owner=()
+if [ "$(id -u)" -eq 0 ]; then
+    chown postgres: "$cluster"
+    as_owner=(runuser -u postgres --)
+fi
+
+# A free loopback port, chosen by the kernel.
+port=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+
+stop_cluster() {
+    "${as_owner[@]}" "$pg_bin/pg_ctl" -D "$cluster/data" -m fast -w stop >/dev/null 2>&1 || true
+    rm -rf "$cluster"
+}
+trap stop_cluster EXIT
+
+"${as_owner[@]}" "$pg_bin/initdb" -D "$cluster/data" -U postgres --auth=trust \
+    --encoding=UTF8 --locale=C --no-sync >"$cluster/initdb.log" 2>&1 ||
+    { cat "$cluster/initdb.log" >&2; exit 1; }
+# fsync off: the cluster is thrown away, durability would only slow the tests down.
+"${as_owner[@]}" "$pg_bin/pg_ctl" -D "$cluster/data" -l "$cluster/server.log" -w -t 30 \
+    -o "-c listen_addresses=127.0.0.1 -p $port -k $cluster -c fsync=off -c max_connections=200" \
+    start >/dev/null ||
+    { cat "$cluster/server.log" >&2; exit 1; }
+
+export KEYDO_TEST_POSTGRES_URL="postgres://postgres@127.0.0.1:$port/postgres"
+echo "$0: $("$pg_bin/postgres" --version) on 127.0.0.1:$port" >&2
+"$@"

@@ -1,0 +1,65 @@
+//! The `/api` routes and the pipeline in front of them (SPEC §7).
+//!
+//! Every API request passes, in this order:
+//! 1. [`origin::check`]: a foreign `Origin` → 403;
+//! 2. [`auth::require`] / [`auth::accept`]: the bearer token → the save, else 401;
+//! 3. [`rate_limit::spend`]: per IP, then per save → 429 (and, for creating saves,
+//!    [`rate_limit::spend_save_creation`]), all before the body is read;
+//! 4. the handler, whose [`crate::json_body::BoundedJson`] reads the body within its
+//!    limits (415, 413, 400, 422).
+//!
+//! Errors become JSON bodies in [`crate::error::render`].
+
+mod health;
+mod leaderboard;
+mod openapi;
+mod saves;
+mod scores;
+
+use crate::error::ApiError;
+use crate::state::AppState;
+use crate::{auth, origin, rate_limit};
+use axum::Router;
+use axum::http::{HeaderValue, header};
+use axum::middleware::from_fn_with_state;
+use axum::routing::{get, post};
+use tower::ServiceBuilder;
+use tower_http::set_header::SetResponseHeaderLayer;
+
+/// The routes under `/api` (paths here are relative to it).
+pub fn routes(state: &AppState) -> Router<AppState> {
+    let open = Router::new()
+        .route("/health", get(health::check))
+        .route("/openapi.json", get(openapi::document))
+        .route(
+            "/saves",
+            post(saves::create).layer(from_fn_with_state(state.clone(), rate_limit::spend_save_creation)),
+        )
+        .route("/leaderboard", get(leaderboard::show))
+        .fallback(not_found)
+        .layer(
+            ServiceBuilder::new()
+                .layer(from_fn_with_state(state.clone(), origin::check))
+                .layer(from_fn_with_state(state.clone(), auth::accept))
+                .layer(from_fn_with_state(state.clone(), rate_limit::spend)),
+        );
+    let for_saves = Router::new()
+        .route("/saves/me", get(saves::me))
+        .route("/scores", post(scores::submit))
+        .layer(
+            ServiceBuilder::new()
+                .layer(from_fn_with_state(state.clone(), origin::check))
+                .layer(from_fn_with_state(state.clone(), auth::require))
+                .layer(from_fn_with_state(state.clone(), rate_limit::spend)),
+        );
+    open.merge(for_saves)
+        // A stale leaderboard is worse than none: nothing under /api is ever cached.
+        .layer(SetResponseHeaderLayer::overriding(
+            header::CACHE_CONTROL,
+            HeaderValue::from_static("no-store"),
+        ))
+}
+
+async fn not_found() -> ApiError {
+    ApiError::not_found()
+}

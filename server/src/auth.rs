@@ -1,0 +1,114 @@
+//! Step 2 of the API pipeline: `Authorization: Bearer <token>` naming a known save.
+//!
+//! A token is a UUID the server showed once, when the save was created; the database
+//! keeps only its SHA-256, so a leaked database does not leak tokens. The resolved
+//! [`Player`] travels to the handler as a request extension. Failed attempts spend the
+//! client's per-IP budget, so guessing tokens is as slow as any other abuse.
+
+use crate::error::ApiError;
+use crate::rate_limit::client_ip;
+use crate::state::AppState;
+use crate::store::queries::Player;
+use axum::extract::{ConnectInfo, Request, State};
+use axum::http::{HeaderValue, header};
+use axum::middleware::Next;
+use axum::response::Response;
+use sha2::{Digest, Sha256};
+use std::net::SocketAddr;
+
+/// The token part of `^Bearer ([a-fA-F0-9-]{36})$`.
+const TOKEN_LEN: usize = 36;
+
+/// Middleware for routes that need a save: no valid token, no entry (401).
+pub async fn require(
+    State(state): State<AppState>,
+    ConnectInfo(client): ConnectInfo<SocketAddr>,
+    mut request: Request,
+    next: Next,
+) -> Result<Response, ApiError> {
+    let player = match request.headers().get(header::AUTHORIZATION) {
+        Some(authorization) => resolve(&state, client, authorization).await?,
+        None => return Err(refuse(&state, client)),
+    };
+    request.extensions_mut().insert(player);
+    Ok(next.run(request).await)
+}
+
+/// Middleware for routes open to all that say more to a known save (the leaderboard's
+/// `me`). A token that is present must still be valid.
+pub async fn accept(
+    State(state): State<AppState>,
+    ConnectInfo(client): ConnectInfo<SocketAddr>,
+    mut request: Request,
+    next: Next,
+) -> Result<Response, ApiError> {
+    if let Some(authorization) = request.headers().get(header::AUTHORIZATION) {
+        let player = resolve(&state, client, authorization).await?;
+        request.extensions_mut().insert(player);
+    }
+    Ok(next.run(request).await)
+}
+
+/// The hex SHA-256 the database keeps for a token (of its lowercase form, so the hex
+/// digits' case does not matter).
+pub fn token_sha256(token: &str) -> String {
+    hex::encode(Sha256::digest(token.to_ascii_lowercase().as_bytes()))
+}
+
+async fn resolve(state: &AppState, client: SocketAddr, authorization: &HeaderValue) -> Result<Player, ApiError> {
+    let Some(token) = bearer_token(authorization) else {
+        return Err(refuse(state, client));
+    };
+    match state.store.player_by_token(token_sha256(token)).await {
+        Ok(Some(player)) => Ok(player),
+        Ok(None) => Err(refuse(state, client)),
+        Err(error) => Err(ApiError::internal(error)),
+    }
+}
+
+/// The token of a well-formed `Bearer` header.
+fn bearer_token(authorization: &HeaderValue) -> Option<&str> {
+    let token = authorization.to_str().ok()?.strip_prefix("Bearer ")?;
+    let well_formed =
+        token.len() == TOKEN_LEN && token.bytes().all(|b| b.is_ascii_hexdigit() || b == b'-');
+    well_formed.then_some(token)
+}
+
+/// 401, or 429 once this client has failed too often.
+fn refuse(state: &AppState, client: SocketAddr) -> ApiError {
+    match state.rate_limiters.spend_ip(client_ip(client)) {
+        Ok(()) => ApiError::unauthorized(),
+        Err(rate_limited) => rate_limited,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn only_bearer_uuids_are_tokens() {
+        let token = "6f1c1f5e-8a4e-4b8e-9d43-2f4c1d0b9a11";
+        let header = |value: &str| HeaderValue::from_str(value).unwrap();
+        assert_eq!(bearer_token(&header(&format!("Bearer {token}"))), Some(token));
+        assert_eq!(bearer_token(&header(&format!("Bearer {}", token.to_uppercase()))).map(str::len), Some(36));
+        for refused in [
+            format!("bearer {token}"),
+            format!("Bearer  {token}"),
+            format!("Bearer {token} "),
+            format!("Bearer {token}0"),
+            format!("Basic {token}"),
+            "Bearer 6f1c1f5e-8a4e-4b8e-9d43-2f4c1d0b9a1g".to_owned(),
+            "Bearer ".to_owned(),
+        ] {
+            assert_eq!(bearer_token(&header(&refused)), None, "{refused}");
+        }
+    }
+
+    #[test]
+    fn token_hashes_ignore_case() {
+        let token = "6f1c1f5e-8a4e-4b8e-9d43-2f4c1d0b9a11";
+        assert_eq!(token_sha256(token), token_sha256(&token.to_uppercase()));
+        assert_eq!(token_sha256(token).len(), 64);
+    }
+}

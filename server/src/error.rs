@@ -1,0 +1,232 @@
+//! The API's error answers: `{"error": {"code", "message", "requestId"}}`.
+//!
+//! Handlers and middleware return an [`ApiError`]. Its response carries the error as an
+//! extension and no body yet; [`render`], a middleware near the edge where the request
+//! id is known, writes the body. It also gives a JSON body to any other error under
+//! `/api` (a 405 from the router, a timeout, a caught panic), so no API answer is ever
+//! an empty body or the HTML shell. Causes of unexpected failures are logged inside the
+//! request's span, which carries the request id, and never reach the client.
+
+use axum::Json;
+use axum::body::Body;
+use axum::extract::Request;
+use axum::http::{HeaderValue, StatusCode, header};
+use axum::middleware::Next;
+use axum::response::{IntoResponse, Response};
+use keydo_core::Implausible;
+use serde_json::json;
+use std::any::Any;
+use std::borrow::Cow;
+use tower_http::request_id::RequestId;
+
+/// What a client may rely on when 429 arrives: the limits are per minute.
+const RETRY_AFTER_SECONDS: &str = "60";
+const UNAVAILABLE_MESSAGE: &str = "The service is briefly unavailable. Please try again.";
+
+/// An error answer: a status, a stable code and a sentence a person understands.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ApiError {
+    pub status: StatusCode,
+    pub code: &'static str,
+    pub message: Cow<'static, str>,
+}
+
+impl ApiError {
+    pub fn new(
+        status: StatusCode,
+        code: &'static str,
+        message: impl Into<Cow<'static, str>>,
+    ) -> Self {
+        ApiError {
+            status,
+            code,
+            message: message.into(),
+        }
+    }
+
+    /// An unexpected failure. The cause is logged (with the request id, from the span)
+    /// and the client learns only that the service is briefly unavailable.
+    pub fn internal(cause: impl std::fmt::Display) -> Self {
+        tracing::error!(cause = %cause, "unexpected failure");
+        Self::unavailable()
+    }
+
+    fn unavailable() -> Self {
+        Self::new(
+            StatusCode::INTERNAL_SERVER_ERROR,
+            "INTERNAL",
+            UNAVAILABLE_MESSAGE,
+        )
+    }
+
+    pub fn not_found() -> Self {
+        Self::new(
+            StatusCode::NOT_FOUND,
+            "NOT_FOUND",
+            "There is nothing at this address.",
+        )
+    }
+
+    pub fn forbidden_origin() -> Self {
+        Self::new(
+            StatusCode::FORBIDDEN,
+            "FORBIDDEN_ORIGIN",
+            "Requests from other websites are not accepted.",
+        )
+    }
+
+    pub fn unauthorized() -> Self {
+        Self::new(
+            StatusCode::UNAUTHORIZED,
+            "UNAUTHORIZED",
+            "This request needs the token of a known save.",
+        )
+    }
+
+    pub fn rate_limited() -> Self {
+        Self::new(
+            StatusCode::TOO_MANY_REQUESTS,
+            "RATE_LIMITED",
+            "Too many requests. Please wait a minute and try again.",
+        )
+    }
+
+    pub fn unsupported_media_type() -> Self {
+        Self::new(
+            StatusCode::UNSUPPORTED_MEDIA_TYPE,
+            "UNSUPPORTED_MEDIA_TYPE",
+            "The request body must be JSON, sent as `Content-Type: application/json`.",
+        )
+    }
+
+    pub fn payload_too_large() -> Self {
+        Self::new(
+            StatusCode::PAYLOAD_TOO_LARGE,
+            "PAYLOAD_TOO_LARGE",
+            "The request body is larger than 100 KiB.",
+        )
+    }
+
+    /// The client stopped sending its body halfway (or sent broken chunking).
+    pub fn body_unreadable() -> Self {
+        Self::new(StatusCode::BAD_REQUEST, "BODY_UNREADABLE", "The request body could not be read.")
+    }
+
+    pub fn invalid_utf8() -> Self {
+        Self::new(
+            StatusCode::BAD_REQUEST,
+            "INVALID_UTF8",
+            "The request body is not valid UTF-8.",
+        )
+    }
+
+    pub fn invalid_json() -> Self {
+        Self::new(
+            StatusCode::BAD_REQUEST,
+            "INVALID_JSON",
+            "The request body is not valid JSON.",
+        )
+    }
+
+    pub fn invalid_shape() -> Self {
+        Self::new(
+            StatusCode::UNPROCESSABLE_ENTITY,
+            "INVALID_BODY",
+            "The request body does not have the expected fields and types.",
+        )
+    }
+
+    pub fn implausible(implausible: Implausible) -> Self {
+        Self::new(
+            StatusCode::UNPROCESSABLE_ENTITY,
+            implausible.code(),
+            implausible.message(),
+        )
+    }
+
+    /// The answer for an error status that carries no [`ApiError`] (the router's 405,
+    /// the timeout's 503, ...).
+    fn for_status(status: StatusCode) -> Self {
+        match status {
+            StatusCode::NOT_FOUND => Self::not_found(),
+            StatusCode::METHOD_NOT_ALLOWED => Self::new(
+                status,
+                "METHOD_NOT_ALLOWED",
+                "This address does not accept this method.",
+            ),
+            StatusCode::SERVICE_UNAVAILABLE => {
+                Self::new(status, "UNAVAILABLE", UNAVAILABLE_MESSAGE)
+            }
+            status if status.is_server_error() => Self::unavailable(),
+            status => Self::new(
+                status,
+                "BAD_REQUEST",
+                "The request could not be understood.",
+            ),
+        }
+    }
+}
+
+impl IntoResponse for ApiError {
+    fn into_response(self) -> Response {
+        let mut response = self.status.into_response();
+        if self.status == StatusCode::TOO_MANY_REQUESTS {
+            response.headers_mut().insert(
+                header::RETRY_AFTER,
+                HeaderValue::from_static(RETRY_AFTER_SECONDS),
+            );
+        }
+        response.extensions_mut().insert(self);
+        response
+    }
+}
+
+/// Middleware: writes the JSON body of every API error, with the request id.
+pub async fn render(request: Request, next: Next) -> Response {
+    let is_api = crate::router::is_api_path(request.uri().path());
+    let request_id = request
+        .extensions()
+        .get::<RequestId>()
+        .and_then(|id| id.header_value().to_str().ok())
+        .unwrap_or_default()
+        .to_owned();
+    let mut response = next.run(request).await;
+    let error = match response.extensions_mut().remove::<ApiError>() {
+        Some(error) => error,
+        None if is_api && is_error(response.status()) && !is_json(&response) => {
+            ApiError::for_status(response.status())
+        }
+        None => return response,
+    };
+    let body = json!({
+        "error": { "code": error.code, "message": error.message, "requestId": request_id }
+    });
+    let (mut parts, _) = response.into_parts();
+    parts.headers.remove(header::CONTENT_LENGTH);
+    // Whoever answered (the API, the timeout, the panic guard), an error is never cached.
+    parts.headers.insert(header::CACHE_CONTROL, HeaderValue::from_static("no-store"));
+    let (json_parts, json_body) = Json(body).into_response().into_parts();
+    parts.headers.extend(json_parts.headers);
+    Response::from_parts(parts, json_body)
+}
+
+/// The answer for a panic inside a handler (tower-http's `CatchPanicLayer`).
+pub fn from_panic(payload: Box<dyn Any + Send + 'static>) -> Response<Body> {
+    let message = payload
+        .downcast_ref::<&str>()
+        .map(|s| (*s).to_owned())
+        .or_else(|| payload.downcast_ref::<String>().cloned())
+        .unwrap_or_else(|| "a panic without a message".to_owned());
+    ApiError::internal(format_args!("panic: {message}")).into_response()
+}
+
+fn is_error(status: StatusCode) -> bool {
+    status.is_client_error() || status.is_server_error()
+}
+
+fn is_json(response: &Response) -> bool {
+    response
+        .headers()
+        .get(header::CONTENT_TYPE)
+        .is_some_and(|value| value.as_bytes().starts_with(b"application/json"))
+}

@@ -1,0 +1,23 @@
+//! KeyDo's HTTP server: serves the built shell and the `/api` (saves, scores,
+//! leaderboards) in front of SQLite or PostgreSQL.
+//!
+//! The binary (`main.rs`) only parses the command line; everything else lives here so
+//! tests can build the same router around a temporary database and a fake clock.
+
+pub mod api;
+pub mod auth;
+pub mod backup;
+pub mod cli;
+pub mod clock;
+pub mod error;
+pub mod json_body;
+pub mod names;
+pub mod origin;
+pub mod rate_limit;
+pub mod request_log;
+pub mod router;
+pub mod serve;
+pub mod settings;
+pub mod state;
+pub mod static_files;
+pub mod store;

@@ -1,0 +1,160 @@
+//! Step 3 of the API pipeline: per-process rate limits, spent before any body is read.
+//!
+//! Best effort by design (SPEC §7): each process counts on its own; the hard limits on
+//! write amplification are the one-row-per-(player, mode) upsert and the body cap.
+//! Limits are GCRA buckets from `governor`: a client may burst up to its per-minute
+//! limit and earns requests back at that rate. Save creation is stricter: a burst of
+//! `n`, then one per minute, so no 60 seconds ever see more than `n` new saves from
+//! one address. The client is the TCP peer: `X-Forwarded-For` is not trusted, as any
+//! client can write it.
+
+use crate::error::ApiError;
+use crate::settings::RateLimits;
+use crate::state::AppState;
+use crate::store::queries::Player;
+use axum::extract::{ConnectInfo, Request, State};
+use axum::middleware::Next;
+use axum::response::Response;
+use governor::{DefaultKeyedRateLimiter, Quota, RateLimiter};
+use std::net::{IpAddr, Ipv6Addr, SocketAddr};
+use std::time::Duration;
+
+const MINUTE: Duration = Duration::from_secs(60);
+
+/// The three keyed limiters.
+pub struct RateLimiters {
+    per_ip: DefaultKeyedRateLimiter<IpAddr>,
+    per_identity: DefaultKeyedRateLimiter<String>,
+    save_creations: DefaultKeyedRateLimiter<IpAddr>,
+}
+
+impl RateLimiters {
+    pub fn new(limits: RateLimits) -> Self {
+        RateLimiters {
+            per_ip: RateLimiter::keyed(Quota::per_minute(limits.per_ip_per_minute)),
+            per_identity: RateLimiter::keyed(Quota::per_minute(limits.per_identity_per_minute)),
+            save_creations: RateLimiter::keyed(
+                Quota::with_period(MINUTE)
+                    .expect("a minute is not zero")
+                    .allow_burst(limits.save_creations_per_minute),
+            ),
+        }
+    }
+
+    pub fn spend_ip(&self, ip: IpAddr) -> Result<(), ApiError> {
+        self.per_ip.check_key(&ip).map_err(|_| ApiError::rate_limited())
+    }
+
+    pub fn spend_identity(&self, player_id: &str) -> Result<(), ApiError> {
+        self.per_identity
+            .check_key(&player_id.to_owned())
+            .map_err(|_| ApiError::rate_limited())
+    }
+
+    pub fn spend_save_creation(&self, ip: IpAddr) -> Result<(), ApiError> {
+        self.save_creations.check_key(&ip).map_err(|_| ApiError::rate_limited())
+    }
+
+    /// Drops the state of clients whose buckets are full again, so the maps do not
+    /// grow with every address ever seen. Run it periodically.
+    pub fn forget_idle_clients(&self) {
+        forget_idle(&self.per_ip);
+        forget_idle(&self.per_identity);
+        forget_idle(&self.save_creations);
+    }
+}
+
+fn forget_idle<K: Clone + Eq + std::hash::Hash>(limiter: &DefaultKeyedRateLimiter<K>) {
+    limiter.retain_recent();
+    limiter.shrink_to_fit();
+}
+
+/// Middleware: per IP, then per identity (when the request carries one).
+pub async fn spend(
+    State(state): State<AppState>,
+    ConnectInfo(client): ConnectInfo<SocketAddr>,
+    request: Request,
+    next: Next,
+) -> Result<Response, ApiError> {
+    state.rate_limiters.spend_ip(client_ip(client))?;
+    if let Some(player) = request.extensions().get::<Player>() {
+        state.rate_limiters.spend_identity(&player.player_id)?;
+    }
+    Ok(next.run(request).await)
+}
+
+/// Middleware for `POST /api/saves`: the save-creation limit.
+pub async fn spend_save_creation(
+    State(state): State<AppState>,
+    ConnectInfo(client): ConnectInfo<SocketAddr>,
+    request: Request,
+    next: Next,
+) -> Result<Response, ApiError> {
+    state.rate_limiters.spend_save_creation(client_ip(client))?;
+    Ok(next.run(request).await)
+}
+
+/// The key a client is counted under: its IPv4 address, or its IPv6 /64 (one host
+/// usually owns a whole /64 and could otherwise rotate addresses at will).
+pub fn client_ip(client: SocketAddr) -> IpAddr {
+    match client.ip() {
+        IpAddr::V6(ip) => match ip.to_ipv4_mapped() {
+            Some(ipv4) => IpAddr::V4(ipv4),
+            None => {
+                let [a, b, c, d, ..] = ip.segments();
+                IpAddr::V6(Ipv6Addr::new(a, b, c, d, 0, 0, 0, 0))
+            }
+        },
+        ip => ip,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::num::NonZeroU32;
+
+    fn limiters(per_ip: u32, per_identity: u32, saves: u32) -> RateLimiters {
+        let n = |n| NonZeroU32::new(n).unwrap();
+        RateLimiters::new(RateLimits {
+            per_ip_per_minute: n(per_ip),
+            per_identity_per_minute: n(per_identity),
+            save_creations_per_minute: n(saves),
+        })
+    }
+
+    #[test]
+    fn each_key_has_its_own_budget() {
+        let limiters = limiters(3, 2, 2);
+        let (a, b): (IpAddr, IpAddr) = ("192.0.2.1".parse().unwrap(), "192.0.2.2".parse().unwrap());
+        for _ in 0..3 {
+            limiters.spend_ip(a).unwrap();
+        }
+        assert_eq!(limiters.spend_ip(a).unwrap_err().code, "RATE_LIMITED");
+        limiters.spend_ip(b).unwrap();
+        limiters.spend_identity("p1").unwrap();
+        limiters.spend_identity("p1").unwrap();
+        assert!(limiters.spend_identity("p1").is_err());
+        limiters.spend_identity("p2").unwrap();
+    }
+
+    #[test]
+    fn save_creation_allows_exactly_the_burst() {
+        let limiters = limiters(100, 100, 2);
+        let ip: IpAddr = "192.0.2.1".parse().unwrap();
+        limiters.spend_save_creation(ip).unwrap();
+        limiters.spend_save_creation(ip).unwrap();
+        assert!(limiters.spend_save_creation(ip).is_err());
+    }
+
+    #[test]
+    fn ipv6_clients_are_counted_per_64() {
+        let a: SocketAddr = "[2001:db8:1:2:aaaa::1]:1".parse().unwrap();
+        let b: SocketAddr = "[2001:db8:1:2:bbbb::2]:2".parse().unwrap();
+        let other: SocketAddr = "[2001:db8:1:3::1]:3".parse().unwrap();
+        assert_eq!(client_ip(a), client_ip(b));
+        assert_ne!(client_ip(a), client_ip(other));
+        let mapped: SocketAddr = "[::ffff:192.0.2.7]:4".parse().unwrap();
+        assert_eq!(client_ip(mapped), "192.0.2.7".parse::<IpAddr>().unwrap());
+    }
+}

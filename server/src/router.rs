@@ -1,0 +1,54 @@
+//! The whole HTTP surface, assembled top-down in the order a request meets it.
+//!
+//! Every request: gets a fresh request id → is logged → may be compressed → has its
+//! API error body written → is cut off after the timeout → has panics turned into
+//! 500s. Then `/api/*` goes through the API pipeline (see [`crate::api`]) and
+//! everything else is a file of the built shell.
+
+use crate::state::AppState;
+use crate::{api, error, request_log, static_files};
+use axum::Router;
+use axum::extract::Request;
+use axum::http::StatusCode;
+use tower::ServiceBuilder;
+use tower_http::catch_panic::CatchPanicLayer;
+use tower_http::compression::CompressionLayer;
+use tower_http::request_id::{MakeRequestUuid, PropagateRequestIdLayer, SetRequestIdLayer};
+use tower_http::timeout::TimeoutLayer;
+
+/// Whether `path` belongs to the API (and so never gets the shell or an empty error).
+pub fn is_api_path(path: &str) -> bool {
+    path == "/api" || path.starts_with("/api/")
+}
+
+/// The application: the API and the shell behind the shared layers.
+pub fn build(state: AppState) -> Router {
+    let request_timeout = state.settings.request_timeout;
+    let api = api::routes(&state);
+    Router::new()
+        .nest("/api", api.clone())
+        // `nest` leaves out "/api/" itself; the API still answers it, with its own 404.
+        .route_service("/api/", api.with_state(state.clone()))
+        .merge(static_files::router(&state.settings.dist))
+        .layer(
+            ServiceBuilder::new()
+                .map_request(forget_client_request_id)
+                .layer(SetRequestIdLayer::x_request_id(MakeRequestUuid))
+                .layer(PropagateRequestIdLayer::x_request_id())
+                .layer(request_log::layer())
+                .layer(CompressionLayer::new())
+                .layer(axum::middleware::from_fn(error::render))
+                .layer(TimeoutLayer::with_status_code(
+                    StatusCode::SERVICE_UNAVAILABLE,
+                    request_timeout,
+                ))
+                .layer(CatchPanicLayer::custom(error::from_panic)),
+        )
+        .with_state(state)
+}
+
+/// A client's own `X-Request-Id` is dropped: ids in our logs are ours and unique.
+fn forget_client_request_id(mut request: Request) -> Request {
+    request.headers_mut().remove("x-request-id");
+    request
+}

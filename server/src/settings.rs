@@ -1,0 +1,28 @@
+//! What the running server is configured with, independent of how it was given
+//! (command line, environment or a test).
+
+use std::num::NonZeroU32;
+use std::path::PathBuf;
+use std::time::Duration;
+
+/// The router's configuration.
+#[derive(Debug, Clone)]
+pub struct Settings {
+    /// The built shell.
+    pub dist: PathBuf,
+    /// The origin browsers reach us at, without a trailing slash; `None` means
+    /// `http://<Host header>`.
+    pub public_origin: Option<String>,
+    pub rate_limits: RateLimits,
+    /// How long a request may take before it is answered 503.
+    pub request_timeout: Duration,
+}
+
+/// Per-process API rate limits.
+#[derive(Debug, Clone, Copy)]
+pub struct RateLimits {
+    pub per_ip_per_minute: NonZeroU32,
+    pub per_identity_per_minute: NonZeroU32,
+    /// Saves one IP may create within any 60 seconds.
+    pub save_creations_per_minute: NonZeroU32,
+}

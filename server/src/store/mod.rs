@@ -1,0 +1,181 @@
+//! The database: saves and scores on SQLite (a file, the default) or PostgreSQL.
+//!
+//! Both drivers are synchronous; [`Store`] runs their work on tokio's blocking pool
+//! so a slow disk never stalls the async workers. Writes happen in one transaction per
+//! call, reads on a pooled connection.
+
+mod postgres;
+pub mod queries;
+pub mod sql;
+mod sqlite;
+
+use self::postgres::Postgres;
+use self::sqlite::Sqlite;
+use queries::{Best, Board, Entry, Game, Player, Standing};
+use sql::Sql;
+use keydo_core::Mode;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+mod migrations {
+    //! The schema's versioned migrations (`server/migrations/V<n>__<name>.sql`),
+    //! compiled in and applied at start.
+    refinery::embed_migrations!("migrations");
+    pub use migrations::runner;
+}
+
+/// Why the database could not do something. Never shown to clients.
+#[derive(Debug, thiserror::Error)]
+pub enum StoreError {
+    #[error("SQLite: {0}")]
+    Sqlite(#[from] rusqlite::Error),
+    #[error("PostgreSQL: {0}")]
+    Postgres(#[from] ::postgres::Error),
+    #[error("connection pool: {0}")]
+    Pool(#[from] r2d2::Error),
+    #[error("migrating the schema: {0}")]
+    Migration(#[from] refinery::Error),
+    #[error("opening {path}: {source}")]
+    Open { path: PathBuf, source: rusqlite::Error },
+    #[error("creating the data directory {dir}: {source}")]
+    CreateDir { dir: PathBuf, source: std::io::Error },
+    #[error("the backup file {0} already exists")]
+    BackupExists(PathBuf),
+    #[error("backups of PostgreSQL are taken with pg_dump, e.g. `pg_dump --format=custom --file=keydo.dump <url>`")]
+    BackupOfPostgres,
+    #[error("the path {0} is not UTF-8")]
+    NonUtf8Path(PathBuf),
+    #[error("unsupported database URL {0:?}: use postgres://... or sqlite://...")]
+    UnsupportedUrl(String),
+    #[error("unexpected value: {0}")]
+    UnexpectedValue(String),
+    #[error("the database task stopped: {0}")]
+    TaskFailed(#[from] tokio::task::JoinError),
+}
+
+/// Where the database lives, from `--data-dir` / `--database-url`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Location {
+    Sqlite(PathBuf),
+    Postgres(String),
+}
+
+impl Location {
+    /// `--database-url` wins over `--data-dir`.
+    pub fn new(data_dir: &Path, database_url: Option<&str>) -> Result<Self, StoreError> {
+        let Some(url) = database_url else {
+            return Ok(Location::Sqlite(data_dir.join("keydo.sqlite3")));
+        };
+        if url.starts_with("postgres://") || url.starts_with("postgresql://") {
+            Ok(Location::Postgres(url.to_owned()))
+        } else if let Some(path) = url.strip_prefix("sqlite://").or_else(|| url.strip_prefix("sqlite:")) {
+            Ok(Location::Sqlite(PathBuf::from(path)))
+        } else {
+            Err(StoreError::UnsupportedUrl(url.to_owned()))
+        }
+    }
+}
+
+enum Database {
+    Sqlite(Sqlite),
+    Postgres(Postgres),
+}
+
+/// The database, cheap to clone.
+#[derive(Clone)]
+pub struct Store {
+    database: Arc<Database>,
+}
+
+/// What recording a game did to the player's bests.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Recorded {
+    pub all_time: Best,
+    /// `None` when the game's week is not the current one.
+    pub weekly: Option<Best>,
+}
+
+impl Store {
+    /// Opens the database and applies pending migrations. Blocking.
+    pub fn open(location: &Location) -> Result<Self, StoreError> {
+        let database = match location {
+            Location::Sqlite(path) => Database::Sqlite(Sqlite::open(path)?),
+            Location::Postgres(url) => Database::Postgres(Postgres::open(url)?),
+        };
+        Ok(Store { database: Arc::new(database) })
+    }
+
+    pub async fn create_player(&self, player: Player, token_sha256: String, created_at: i64) -> Result<(), StoreError> {
+        self.write(move |sql| queries::insert_player(sql, &player, &token_sha256, created_at)).await
+    }
+
+    pub async fn player_by_token(&self, token_sha256: String) -> Result<Option<Player>, StoreError> {
+        self.read(move |sql| queries::player_by_token(sql, &token_sha256)).await
+    }
+
+    /// Records a validated game on the all-time board and, when `current_week` is
+    /// given, on that week's board, in one transaction.
+    pub async fn record_game(&self, game: Game, current_week: Option<i64>) -> Result<Recorded, StoreError> {
+        self.write(move |sql| {
+            let all_time = queries::record(sql, Board::AllTime, &game)?;
+            let weekly = current_week.map(|week| queries::record(sql, Board::Week(week), &game)).transpose()?;
+            Ok(Recorded { all_time, weekly })
+        })
+        .await
+    }
+
+    /// The top of a board and, for a known player, their own standing.
+    pub async fn leaderboard(
+        &self,
+        board: Board,
+        mode: Mode,
+        limit: i64,
+        player_id: Option<String>,
+    ) -> Result<(Vec<Entry>, Option<Standing>), StoreError> {
+        self.read(move |sql| {
+            let entries = queries::top(sql, board, mode, limit)?;
+            let standing = match player_id {
+                Some(player_id) => queries::standing(sql, board, mode, &player_id)?,
+                None => None,
+            };
+            Ok((entries, standing))
+        })
+        .await
+    }
+
+    pub async fn ping(&self) -> Result<(), StoreError> {
+        self.read(queries::ping).await
+    }
+
+    async fn read<R: Send + 'static>(
+        &self,
+        f: impl FnOnce(&mut dyn Sql) -> Result<R, StoreError> + Send + 'static,
+    ) -> Result<R, StoreError> {
+        let database = Arc::clone(&self.database);
+        tokio::task::spawn_blocking(move || match &*database {
+            Database::Sqlite(sqlite) => sqlite.read(f),
+            Database::Postgres(postgres) => postgres.read(f),
+        })
+        .await?
+    }
+
+    async fn write<R: Send + 'static>(
+        &self,
+        f: impl FnOnce(&mut dyn Sql) -> Result<R, StoreError> + Send + 'static,
+    ) -> Result<R, StoreError> {
+        let database = Arc::clone(&self.database);
+        tokio::task::spawn_blocking(move || match &*database {
+            Database::Sqlite(sqlite) => sqlite.write(f),
+            Database::Postgres(postgres) => postgres.write(f),
+        })
+        .await?
+    }
+}
+
+/// Writes a consistent copy of the live database into `file` (SQLite only).
+pub fn backup(location: &Location, file: &Path) -> Result<(), StoreError> {
+    match location {
+        Location::Sqlite(path) => sqlite::backup(path, file),
+        Location::Postgres(_) => Err(StoreError::BackupOfPostgres),
+    }
+}

@@ -1,0 +1,54 @@
+//! The one thing the queries need from a database: run a statement with parameters
+//! and hand back its rows.
+//!
+//! Both drivers implement [`Sql`], so every query in [`super::queries`] is written once
+//! and the same SQL text runs on SQLite and PostgreSQL. Parameters are `$1`, `$2`, ...
+//! in order of first appearance: PostgreSQL numbers them, SQLite names them `$1`, `$2`
+//! and numbers names in the order it meets them, so both bind the same values.
+
+use super::StoreError;
+
+/// A statement parameter. Only the types the schema uses.
+#[derive(Debug, Clone, Copy)]
+pub enum Param<'a> {
+    Int(i64),
+    Text(&'a str),
+}
+
+/// A column value as read back.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Value {
+    Int(i64),
+    Text(String),
+    Null,
+}
+
+/// One result row.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Row(pub Vec<Value>);
+
+impl Row {
+    pub fn int(&self, column: usize) -> Result<i64, StoreError> {
+        match self.0.get(column) {
+            Some(Value::Int(value)) => Ok(*value),
+            other => Err(StoreError::UnexpectedValue(format!("column {column} is {other:?}, not an integer"))),
+        }
+    }
+
+    pub fn text(&self, column: usize) -> Result<&str, StoreError> {
+        match self.0.get(column) {
+            Some(Value::Text(value)) => Ok(value),
+            other => Err(StoreError::UnexpectedValue(format!("column {column} is {other:?}, not text"))),
+        }
+    }
+}
+
+/// A connection (or transaction) that runs statements.
+pub trait Sql {
+    fn query(&mut self, sql: &str, params: &[Param<'_>]) -> Result<Vec<Row>, StoreError>;
+
+    /// The first row, if any.
+    fn query_opt(&mut self, sql: &str, params: &[Param<'_>]) -> Result<Option<Row>, StoreError> {
+        Ok(self.query(sql, params)?.into_iter().next())
+    }
+}

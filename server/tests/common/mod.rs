@@ -1,0 +1,299 @@
+//! What every integration test builds: the real router around its own temporary
+//! `dist/`, its own fresh database (SQLite by default, PostgreSQL on request) and a
+//! clock it controls. Nothing is shared between tests.
+
+#![allow(dead_code)] // each test binary uses its own part of these helpers
+
+pub mod scenarios;
+
+use axum::Router;
+use axum::body::{Body, to_bytes};
+use axum::extract::connect_info::MockConnectInfo;
+use axum::http::{Request, Response, header};
+use keydo_core::api::SaveCreated;
+use keydo_server::clock::Clock;
+use keydo_server::router;
+use keydo_server::settings::{RateLimits, Settings};
+use keydo_server::state::AppState;
+use keydo_server::store::{Location, Store};
+use serde_json::{Value, json};
+use std::net::SocketAddr;
+use std::num::NonZeroU32;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicI64, Ordering};
+use std::time::Duration;
+use tempfile::TempDir;
+use tower::ServiceExt;
+
+/// Files of a small built shell: (path under dist, contents).
+pub const SHELL: &[(&str, &str)] = &[
+    ("index.html", "<!doctype html><title>KeyDo</title>"),
+    ("sw.js", "importScripts('/keydo_worker.js');"),
+    ("keydo_worker.js", "self.wasm_bindgen = {};"),
+    ("keydo_worker_wasm.js", "self.KEYDO_WASM = '';"),
+    ("keydo_worker_bg.wasm", "\0asm"),
+    ("keydo-app-1a2b3c4d5e6f7a8b.js", "export default function init() {}"),
+    ("keydo-app-1a2b3c4d5e6f7a8b_bg.wasm", "\0asm\x01\0\0\0"),
+    ("style-0123456789abcdef.css", "body { color: black; }"),
+    ("manifest.webmanifest", "{\"name\": \"KeyDo\"}"),
+    ("precache-manifest.json", "{\"cacheName\": \"keydo-precache-x\", \"files\": []}"),
+    ("icons/icon-192.png", "\u{89}PNG"),
+    ("corpus/zh.txt", "键道"),
+];
+
+/// 2026-11-30 00:00 UTC+8, a Monday: where test clocks start unless told otherwise.
+pub const MONDAY_2026_11_30_UTC8: i64 = 1_795_968_000_000;
+
+/// A clock the test sets.
+#[derive(Debug)]
+pub struct ManualClock(AtomicI64);
+
+impl ManualClock {
+    pub fn set(&self, now_ms: i64) {
+        self.0.store(now_ms, Ordering::SeqCst);
+    }
+}
+
+impl Clock for ManualClock {
+    fn now_ms(&self) -> i64 {
+        self.0.load(Ordering::SeqCst)
+    }
+}
+
+/// How a test wants its server.
+#[derive(Debug, Clone)]
+pub struct Options {
+    pub rate_limits: RateLimits,
+    pub public_origin: Option<String>,
+    pub request_timeout: Duration,
+    /// `None`: a fresh SQLite file; `Some(url)`: a fresh database on that PostgreSQL.
+    pub postgres_admin_url: Option<String>,
+    /// `None`: a temporary copy of [`SHELL`].
+    pub dist: Option<PathBuf>,
+}
+
+impl Default for Options {
+    fn default() -> Self {
+        Options {
+            rate_limits: limits(10_000, 10_000, 10_000),
+            public_origin: None,
+            request_timeout: Duration::from_secs(10),
+            postgres_admin_url: None,
+            dist: None,
+        }
+    }
+}
+
+pub fn limits(per_ip: u32, per_identity: u32, saves: u32) -> RateLimits {
+    let n = |n| NonZeroU32::new(n).unwrap();
+    RateLimits {
+        per_ip_per_minute: n(per_ip),
+        per_identity_per_minute: n(per_identity),
+        save_creations_per_minute: n(saves),
+    }
+}
+
+/// The PostgreSQL server tests may use (`scripts/with-postgres.sh` sets it).
+pub fn postgres_admin_url() -> Option<String> {
+    std::env::var("KEYDO_TEST_POSTGRES_URL").ok().filter(|url| !url.is_empty())
+}
+
+/// A server of our own: router, database, dist and clock.
+pub struct TestServer {
+    /// The router as `keydo-server` serves it (no client address attached).
+    pub router: Router,
+    pub clock: Arc<ManualClock>,
+    pub location: Location,
+    dist: TempDir,
+    data: TempDir,
+    postgres_database: Option<PostgresDatabase>,
+}
+
+impl TestServer {
+    pub async fn start(options: Options) -> TestServer {
+        let dist = temp_dist();
+        let data = TempDir::new().unwrap();
+        let (location, postgres_database) = match &options.postgres_admin_url {
+            None => (Location::Sqlite(data.path().join("keydo.sqlite3")), None),
+            Some(admin_url) => {
+                let database = PostgresDatabase::create(admin_url).await;
+                (Location::Postgres(database.url.clone()), Some(database))
+            }
+        };
+        let store = {
+            let location = location.clone();
+            tokio::task::spawn_blocking(move || Store::open(&location)).await.unwrap().unwrap()
+        };
+        let clock = Arc::new(ManualClock(AtomicI64::new(MONDAY_2026_11_30_UTC8 + 3_600_000)));
+        let settings = Settings {
+            dist: options.dist.unwrap_or_else(|| dist.path().to_owned()),
+            public_origin: options.public_origin,
+            rate_limits: options.rate_limits,
+            request_timeout: options.request_timeout,
+        };
+        let router = router::build(AppState::new(settings, store, clock.clone()));
+        TestServer { router, clock, location, dist, data, postgres_database }
+    }
+
+    pub async fn sqlite() -> TestServer {
+        TestServer::start(Options::default()).await
+    }
+
+    pub fn dist(&self) -> &Path {
+        self.dist.path()
+    }
+
+    pub fn data_dir(&self) -> &Path {
+        self.data.path()
+    }
+
+    pub fn sqlite_path(&self) -> PathBuf {
+        match &self.location {
+            Location::Sqlite(path) => path.clone(),
+            Location::Postgres(_) => panic!("this test needs SQLite"),
+        }
+    }
+
+    /// The router seen from `client`, as `into_make_service_with_connect_info` would.
+    pub fn app_from(&self, client: SocketAddr) -> Router {
+        self.router.clone().layer(MockConnectInfo(client))
+    }
+
+    pub async fn send_from(&self, client: SocketAddr, request: Request<Body>) -> Response<Body> {
+        self.app_from(client).oneshot(request).await.expect("the router is infallible")
+    }
+
+    pub async fn send(&self, request: Request<Body>) -> Response<Body> {
+        self.send_from(client_addr(), request).await
+    }
+
+    pub async fn get(&self, uri: &str) -> Response<Body> {
+        self.send(Request::get(uri).body(Body::empty()).unwrap()).await
+    }
+
+    /// A fresh save, via the API.
+    pub async fn create_save(&self) -> SaveCreated {
+        let response = self.send(post_json("/api/saves", &json!({}))).await;
+        assert_eq!(response.status(), 201);
+        serde_json::from_value(body_json(response).await).unwrap()
+    }
+
+    /// Serves on a real socket at 127.0.0.1:<free port>; the server lives as long as
+    /// the test's runtime.
+    pub async fn listen(&self) -> SocketAddr {
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let address = listener.local_addr().unwrap();
+        let app = self.router.clone().into_make_service_with_connect_info::<SocketAddr>();
+        tokio::spawn(async move { axum::serve(listener, app).await.unwrap() });
+        address
+    }
+}
+
+/// A database of its own on the test PostgreSQL, dropped with the test.
+struct PostgresDatabase {
+    admin_url: String,
+    name: String,
+    url: String,
+}
+
+impl PostgresDatabase {
+    async fn create(admin_url: &str) -> PostgresDatabase {
+        let name = format!("keydo_test_{}", uuid::Uuid::new_v4().simple());
+        let (base, _admin_database) = admin_url.rsplit_once('/').expect("a URL ending in /<database>");
+        let database = PostgresDatabase {
+            admin_url: admin_url.to_owned(),
+            url: format!("{base}/{name}"),
+            name,
+        };
+        let statement = format!("CREATE DATABASE {}", database.name);
+        let admin_url = database.admin_url.clone();
+        tokio::task::spawn_blocking(move || admin(&admin_url, &statement)).await.unwrap();
+        database
+    }
+}
+
+impl Drop for PostgresDatabase {
+    fn drop(&mut self) {
+        let (admin_url, statement) = (self.admin_url.clone(), format!("DROP DATABASE {} WITH (FORCE)", self.name));
+        // The synchronous client runs its own runtime, so not on this (async) thread.
+        std::thread::spawn(move || admin(&admin_url, &statement)).join().unwrap();
+    }
+}
+
+fn admin(admin_url: &str, statement: &str) {
+    let mut client = postgres::Client::connect(admin_url, postgres::NoTls).expect("connecting to the test PostgreSQL");
+    client.batch_execute(statement).unwrap();
+}
+
+/// A temporary `dist/` holding [`SHELL`].
+pub fn temp_dist() -> TempDir {
+    let dist = TempDir::new().expect("creating a temp dist");
+    for (path, contents) in SHELL {
+        let file = dist.path().join(path);
+        std::fs::create_dir_all(file.parent().unwrap()).unwrap();
+        std::fs::write(file, contents).unwrap();
+    }
+    dist
+}
+
+pub fn client_addr() -> SocketAddr {
+    SocketAddr::from(([127, 0, 0, 1], 40_000))
+}
+
+pub fn post_json(uri: &str, body: &Value) -> Request<Body> {
+    Request::post(uri)
+        .header(header::CONTENT_TYPE, "application/json")
+        .body(Body::from(body.to_string()))
+        .unwrap()
+}
+
+pub fn with_token(mut request: Request<Body>, token: impl std::fmt::Display) -> Request<Body> {
+    request
+        .headers_mut()
+        .insert(header::AUTHORIZATION, format!("Bearer {token}").parse().unwrap());
+    request
+}
+
+/// A plausible `words` game: `correct_chars` in exactly 60 s, no mistakes; its value is
+/// `correct_chars × 20` (net WPM × 100).
+pub fn words_game(score_id: uuid::Uuid, week: i64, correct_chars: u32, played_at: i64) -> Value {
+    json!({
+        "scoreId": score_id, "mode": "words", "week": week,
+        "value": i64::from(correct_chars) * 20, "playedAt": played_at,
+        "stats": { "durationMs": 60_000, "correctChars": correct_chars, "errors": 0,
+                   "keystrokes": correct_chars, "correctKeystrokes": correct_chars }
+    })
+}
+
+pub async fn body_bytes(response: Response<Body>) -> Vec<u8> {
+    to_bytes(response.into_body(), usize::MAX).await.unwrap().to_vec()
+}
+
+pub async fn body_json(response: Response<Body>) -> Value {
+    let bytes = body_bytes(response).await;
+    serde_json::from_slice(&bytes).unwrap_or_else(|_| panic!("not JSON: {}", String::from_utf8_lossy(&bytes)))
+}
+
+pub fn header<'a>(response: &'a Response<Body>, name: &str) -> &'a str {
+    response
+        .headers()
+        .get(name)
+        .unwrap_or_else(|| panic!("no {name} header"))
+        .to_str()
+        .unwrap()
+}
+
+/// Asserts an API error answer: status, code, a message, and the request id in both
+/// the body and the header. Returns the body.
+pub async fn assert_error(response: Response<Body>, status: u16, code: &str) -> Value {
+    assert_eq!(response.status(), status, "expected {status} {code}");
+    assert_eq!(header(&response, "content-type"), "application/json");
+    assert_eq!(header(&response, "cache-control"), "no-store");
+    let request_id = header(&response, "x-request-id").to_owned();
+    let body = body_json(response).await;
+    assert_eq!(body["error"]["code"], code, "{body}");
+    assert_eq!(body["error"]["requestId"], request_id.as_str());
+    assert!(body["error"]["message"].as_str().is_some_and(|m| m.ends_with('.')), "{body}");
+    body
+}
