@@ -20,19 +20,15 @@ pub enum FlushKind {
     Automatic,
     /// The player pressed Retry: every entry, ignoring waits, blocked ones included.
     Manual,
-    /// The browser's Background Sync: every unblocked entry, ignoring waits, since the
-    /// browser schedules its own retries of the sync event.
-    Background,
 }
 
 impl FlushKind {
     /// Merged triggers flush as much as the most demanding of them asked for.
     fn merge(self, other: FlushKind) -> FlushKind {
-        use FlushKind::*;
-        match (self, other) {
-            (Manual, _) | (_, Manual) => Manual,
-            (Background, _) | (_, Background) => Background,
-            (Automatic, Automatic) => Automatic,
+        if self == FlushKind::Manual || other == FlushKind::Manual {
+            FlushKind::Manual
+        } else {
+            FlushKind::Automatic
         }
     }
 }
@@ -137,16 +133,7 @@ impl Coalescer {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use FlushKind::{Automatic, Background, Manual};
-
-    #[test]
-    fn merged_kinds_take_the_most_demanding() {
-        assert_eq!(Automatic.merge(Automatic), Automatic);
-        assert_eq!(Automatic.merge(Background), Background);
-        assert_eq!(Background.merge(Automatic), Background);
-        assert_eq!(Background.merge(Manual), Manual);
-        assert_eq!(Manual.merge(Automatic), Manual);
-    }
+    use FlushKind::{Automatic, Manual};
 
     #[test]
     fn triggers_within_the_window_make_one_flush() {

@@ -174,7 +174,6 @@ impl SyncState {
         match kind {
             FlushKind::Manual => true,
             FlushKind::Automatic => !self.blocked && now_ms >= self.next_attempt_at,
-            FlushKind::Background => !self.blocked,
         }
     }
 
@@ -302,10 +301,6 @@ mod tests {
             sync.is_due(NOON, FlushKind::Manual),
             "a manual retry ignores the wait"
         );
-        assert!(
-            sync.is_due(NOON, FlushKind::Background),
-            "the browser's sync event schedules its own retries"
-        );
 
         // Second failure in a row, a 429 asking for a minute: the minute wins.
         let too_many = Failure::http(429, Some("RATE_LIMITED"), Some("60"));
@@ -331,7 +326,6 @@ mod tests {
             !sync.is_due(u64::MAX, FlushKind::Automatic),
             "never replayed on a timer"
         );
-        assert!(!sync.is_due(u64::MAX, FlushKind::Background));
         assert!(sync.is_due(NOON, FlushKind::Manual));
         // The manual retry fails for a passing reason: back to automatic retries.
         sync.record_failure(SCORE, &Failure::http(503, None, None), NOON, 0.0);
