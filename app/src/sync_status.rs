@@ -6,9 +6,10 @@ use keydo_core::Mode;
 use leptos::prelude::*;
 
 #[component]
-pub fn SyncStatus() -> impl IntoView {
-    let view = RwSignal::new(SyncView::default());
-    sync::start(view);
+pub fn SyncStatus(
+    /// Kept up to date by the sync coordinator.
+    view: RwSignal<SyncView>,
+) -> impl IntoView {
     let pending = move || view.with(|v| v.pending);
     let summary = move || match pending() {
         0 => "All scores are on the leaderboards.".to_owned(),
@@ -50,10 +51,14 @@ fn mode_name(mode: Mode) -> &'static str {
 /// A stable error code in words a player understands.
 fn describe(code: &str) -> String {
     let words = match code {
-        "NETWORK_ERROR" => "You are offline or the server cannot be reached; scores will be sent when the connection is back.",
+        "NETWORK_ERROR" => {
+            "You are offline or the server cannot be reached; scores will be sent when the connection is back."
+        }
         "INVALID_RESPONSE" => "The server sent an answer we could not read; trying again shortly.",
         "RATE_LIMITED" => "The server asked us to slow down; trying again shortly.",
-        "INTERNAL" | "UNAVAILABLE" | "DATABASE_UNAVAILABLE" => "The server is briefly unavailable; trying again shortly.",
+        "INTERNAL" | "UNAVAILABLE" | "DATABASE_UNAVAILABLE" => {
+            "The server is briefly unavailable; trying again shortly."
+        }
         "VALUE_MISMATCH" => "The server could not reproduce this score from its statistics.",
         "TOO_FAST" => "The server judged this score faster than humanly possible.",
         "TOO_SHORT" => "The game was too short to count.",
