@@ -44,6 +44,7 @@ impl std::error::Error for BuildError {}
 /// Scans `out_dir`, writes the precache manifest and the service worker scripts there.
 pub fn run(out_dir: &Path) -> Result<PrecacheManifest, BuildError> {
     worker_script::embed_worker_wasm(out_dir)?;
+    worker_script::expose_flush_glue(out_dir)?;
     let manifest = PrecacheManifest::scan(out_dir)?;
     references::check_all_present(out_dir, &manifest)?;
     manifest.write(out_dir)?;

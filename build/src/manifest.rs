@@ -13,9 +13,14 @@ use walkdir::WalkDir;
 /// The manifest's file name in the output.
 pub const MANIFEST_FILE: &str = "precache-manifest.json";
 
-/// Output files that belong to the service worker itself and are never precached.
+/// Output files that belong to the service worker itself and are never precached:
+/// its scripts (stored with the registration) and this manifest. The flush module's
+/// wasm is an ordinary precached file, loaded from the cache when needed.
 pub fn is_worker_file(url: &str) -> bool {
-    url == "/sw.js" || url == format!("/{MANIFEST_FILE}") || url.starts_with("/keydo_worker")
+    url == "/sw.js"
+        || url == format!("/{MANIFEST_FILE}")
+        || url == "/keydo_flush.js"
+        || url.starts_with("/keydo_worker")
 }
 
 /// One precached file.
@@ -134,12 +139,22 @@ mod tests {
             ("sw.js", b"sw"),
             ("keydo_worker.js", b"glue"),
             ("keydo_worker_wasm.js", b"bytes"),
+            ("keydo_flush.js", b"glue"),
+            ("keydo_flush_bg.wasm", b"\0asm"),
             ("precache-manifest.json", b"{}"),
         ]);
         let manifest = PrecacheManifest::scan(dir.path()).unwrap();
         let urls: Vec<_> = manifest.files.iter().map(|f| f.url.as_str()).collect();
-        assert_eq!(urls, ["/app-0123456789abcdef.js", "/index.html", "/texts/words.txt"]);
-        assert_eq!(manifest.files[2].bytes, 7);
+        assert_eq!(
+            urls,
+            [
+                "/app-0123456789abcdef.js",
+                "/index.html",
+                "/keydo_flush_bg.wasm",
+                "/texts/words.txt"
+            ]
+        );
+        assert_eq!(manifest.files[3].bytes, 7);
         assert_eq!(manifest.files[1].sha256, sha256_hex(b"<html>"));
         assert!(manifest.contains("/texts/words.txt"));
         assert!(!manifest.contains("/sw.js"));

@@ -15,6 +15,13 @@ use std::path::Path;
 
 /// The worker crate's binary name; Trunk writes `<name>.js` and `<name>_bg.wasm`.
 const WORKER: &str = "keydo_worker";
+/// The flush module's glue, loaded by `/sw.js` beside the worker's own.
+const FLUSH_GLUE: &str = "keydo_flush.js";
+/// How wasm-bindgen's `no-modules` glue declares its global (`=` follows, with or
+/// without spaces: Trunk minifies release builds).
+const GLUE_GLOBAL: &str = "let wasm_bindgen";
+/// The global the flush module's glue gets instead, so the two glues can coexist.
+const FLUSH_GLOBAL: &str = "var keydo_flush = ";
 const SW_TEMPLATE: &str = include_str!("sw.template.js");
 
 /// Replaces `keydo_worker_bg.wasm` with `keydo_worker_wasm.js` holding its bytes.
@@ -41,6 +48,41 @@ pub fn embed_worker_wasm(out_dir: &Path) -> Result<(), BuildError> {
         path: wasm_path.display().to_string(),
         source,
     })
+}
+
+/// Renames the flush module glue's global from `wasm_bindgen` to `keydo_flush`.
+///
+/// Both glues are classic scripts imported into one worker, where two
+/// `let wasm_bindgen` would collide; the worker finds the flush module as
+/// `self.keydo_flush`. Already renamed output is left as it is.
+pub fn expose_flush_glue(out_dir: &Path) -> Result<(), BuildError> {
+    let path = out_dir.join(FLUSH_GLUE);
+    if !path.is_file() {
+        return Err(BuildError::MissingFile {
+            url: format!("/{FLUSH_GLUE}"),
+            referenced_by: "the service worker (the keydo_flush worker link)".into(),
+        });
+    }
+    let glue = String::from_utf8(read(&path)?).map_err(|_| BuildError::Invalid {
+        path: FLUSH_GLUE.into(),
+        reason: "not valid UTF-8".into(),
+    })?;
+    if glue.starts_with(FLUSH_GLOBAL) {
+        return Ok(());
+    }
+    let body = glue
+        .strip_prefix(GLUE_GLOBAL)
+        .and_then(|rest| rest.trim_start().strip_prefix('='));
+    let Some(body) = body else {
+        return Err(BuildError::Invalid {
+            path: FLUSH_GLUE.into(),
+            reason: format!(
+                "expected wasm-bindgen's no-modules glue starting with `{GLUE_GLOBAL} =`; \
+                 was it built with data-bindgen-target=\"no-modules\"?"
+            ),
+        });
+    };
+    write(&path, format!("{FLUSH_GLOBAL}{}", body.trim_start()).as_bytes())
 }
 
 /// Writes `/sw.js` for `manifest`; its bytes change whenever the cache name does.
@@ -93,6 +135,29 @@ mod tests {
         embed_worker_wasm(dir.path()).unwrap();
         let again = std::fs::read_to_string(dir.path().join("keydo_worker_wasm.js")).unwrap();
         assert_eq!(again, script);
+    }
+
+    #[test]
+    fn the_flush_glue_gets_its_own_global_once() {
+        let dir = tempfile::tempdir().unwrap();
+        let glue = dir.path().join("keydo_flush.js");
+        std::fs::write(&glue, "let wasm_bindgen = (function(exports) {})({});").unwrap();
+        expose_flush_glue(dir.path()).unwrap();
+        expose_flush_glue(dir.path()).unwrap();
+        assert_eq!(
+            std::fs::read_to_string(&glue).unwrap(),
+            "var keydo_flush = (function(exports) {})({});"
+        );
+        std::fs::write(&glue, "let wasm_bindgen=(a=>{})({});").unwrap();
+        expose_flush_glue(dir.path()).unwrap();
+        assert_eq!(
+            std::fs::read_to_string(&glue).unwrap(),
+            "var keydo_flush = (a=>{})({});",
+            "minified glue"
+        );
+        std::fs::write(&glue, "export default function init() {}").unwrap();
+        let err = expose_flush_glue(dir.path()).unwrap_err().to_string();
+        assert!(err.contains("no-modules"), "{err}");
     }
 
     #[test]

@@ -17,6 +17,8 @@ fn trunk_output(dir: &Path) {
         ("style-0123456789abcdef.css", b"body{}"),
         ("keydo_worker.js", b"let wasm_bindgen;"),
         ("keydo_worker_bg.wasm", b"\0asm\x01\0\0\0"),
+        ("keydo_flush.js", b"let wasm_bindgen = (function(exports) {})({});"),
+        ("keydo_flush_bg.wasm", b"\0asm\x01\0\0\0"),
     ] {
         let path = dir.join(name);
         fs::create_dir_all(path.parent().unwrap()).unwrap();
@@ -37,6 +39,7 @@ fn writes_manifest_and_worker_scripts() {
             "/icons/icon-192.png",
             "/icons/icon-512.png",
             "/index.html",
+            "/keydo_flush_bg.wasm",
             "/manifest.webmanifest",
             "/style-0123456789abcdef.css"
         ]
@@ -52,7 +55,11 @@ fn writes_manifest_and_worker_scripts() {
     );
     let sw = fs::read_to_string(dir.path().join("sw.js")).unwrap();
     assert!(sw.contains(&manifest.cache_name));
-    assert!(sw.contains("importScripts(\"/keydo_worker.js\", \"/keydo_worker_wasm.js\")"));
+    assert!(sw.contains(
+        "importScripts(\"/keydo_worker.js\", \"/keydo_worker_wasm.js\", \"/keydo_flush.js\")"
+    ));
+    let glue = fs::read_to_string(dir.path().join("keydo_flush.js")).unwrap();
+    assert!(glue.starts_with("var keydo_flush = "), "{glue}");
     assert!(dir.path().join("precache-manifest.json").is_file());
     assert!(dir.path().join("keydo_worker_wasm.js").is_file());
     assert!(!dir.path().join("keydo_worker_bg.wasm").exists());

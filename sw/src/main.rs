@@ -33,8 +33,8 @@ pub fn start(cache_name: String, urls: Vec<String>) {
         paths,
     });
     lifecycle::listen(&precache);
-    respond::listen(precache);
-    sync::listen();
+    respond::listen(precache.clone());
+    sync::listen(precache);
 }
 
 /// The worker's global scope.

@@ -58,7 +58,8 @@ async fn cache_first(precache: Rc<Precache>, request: Request) -> Result<JsValue
     }
 }
 
-async fn cached(precache: &Precache, request: &Request) -> Result<Option<Response>, JsValue> {
+/// The precached response for `request`, if the cache holds one.
+pub async fn cached(precache: &Precache, request: &Request) -> Result<Option<Response>, JsValue> {
     let caches = scope().caches()?;
     let cache: Cache = JsFuture::from(caches.open(&precache.cache_name))
         .await?

@@ -1,44 +1,59 @@
 //! Background Sync: the browser wakes the worker with tag `flush-outbox` (registered
 //! by the page after a result is saved) and the worker delivers the outbox.
 //!
-//! The handler re-reads the outbox from IndexedDB and flushes what is due inside
-//! `waitUntil` (waits from backoff and `Retry-After` hold here too). It fails the
-//! event while anything is left to retry, so the browser tries again later;
-//! refused (blocked) entries do not fail it — retrying cannot help them.
+//! The flush itself lives in its own wasm module (`keydo_flush`, see the
+//! `keydo-sw-flush` crate), instantiated from the precache on the first sync event,
+//! so ordinary worker start-ups stay small. The handler flushes inside `waitUntil`
+//! and fails the event while anything is left to retry, so the browser tries again
+//! later; refused (blocked) entries do not fail it — retrying cannot help them.
 //! web-sys has no `SyncEvent`, so the tag is read through `Reflect`.
 
 use crate::lifecycle::wait_until;
-use crate::on;
-use js_sys::Reflect;
-use keydo_core::coalesce::FlushKind;
-use wasm_bindgen::JsValue;
-use web_sys::ExtendableEvent;
+use crate::respond::cached;
+use crate::{Precache, on, scope};
+use js_sys::{Function, Object, Reflect};
+use std::rc::Rc;
+use wasm_bindgen::JsCast;
+use wasm_bindgen::prelude::*;
+use wasm_bindgen_futures::JsFuture;
+use web_sys::{ExtendableEvent, Request};
 
 /// The tag the page registers after a result is durably saved.
 const FLUSH_OUTBOX: &str = "flush-outbox";
+/// The flush module's wasm, precached with the shell.
+const FLUSH_WASM: &str = "/keydo_flush_bg.wasm";
+/// The global under which `/sw.js` imported the flush module's glue.
+const FLUSH_GLUE: &str = "keydo_flush";
 
-pub fn listen() {
-    on("sync", |event: ExtendableEvent| {
+pub fn listen(precache: Rc<Precache>) {
+    on("sync", move |event: ExtendableEvent| {
         let tag = Reflect::get(&event, &"tag".into())
             .ok()
             .and_then(|t| t.as_string());
         if tag.as_deref() == Some(FLUSH_OUTBOX) {
-            wait_until(&event, async {
-                let report = keydo_sync::flush_outbox(FlushKind::Automatic)
-                    .await
-                    .map_err(|e| JsValue::from_str(&e.to_string()))?;
-                web_sys::console::log_1(
-                    &format!(
-                        "keydo: background sync delivered {}, {} to retry, {} refused",
-                        report.delivered, report.retryable, report.blocked
-                    )
-                    .into(),
-                );
-                if report.next_retry_at.is_some() {
-                    return Err(JsValue::from_str("keydo: scores left to retry"));
-                }
-                Ok(())
-            });
+            let precache = precache.clone();
+            wait_until(&event, async move { flush(&precache).await });
         }
     });
+}
+
+async fn flush(precache: &Precache) -> Result<(), JsValue> {
+    let glue: Function = Reflect::get(&scope(), &FLUSH_GLUE.into())?.dyn_into()?;
+    let request = Request::new_with_str(FLUSH_WASM)?;
+    let wasm: JsValue = match cached(precache, &request).await? {
+        Some(response) => response.into(),
+        // Evicted from the cache: the network is the only other source.
+        None => JsFuture::from(scope().fetch_with_request(&request)).await?,
+    };
+    let init = Object::new();
+    Reflect::set(&init, &"module_or_path".into(), &wasm)?;
+    // Instantiates once per worker; later calls return the same promise.
+    JsFuture::from(js_sys::Promise::resolve(&glue.call1(&JsValue::NULL, &init)?)).await?;
+    let flush: Function = Reflect::get(&glue, &"flush".into())?.dyn_into()?;
+    let report = JsFuture::from(js_sys::Promise::resolve(&flush.call0(&JsValue::NULL)?)).await?;
+    web_sys::console::log_2(&"keydo: background sync".into(), &report);
+    if Reflect::get(&report, &"retryLater".into())?.is_truthy() {
+        return Err(JsValue::from_str("keydo: scores left to retry"));
+    }
+    Ok(())
 }

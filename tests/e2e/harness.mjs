@@ -9,7 +9,8 @@ import { join, relative, resolve, sep } from 'node:path';
 import { chromium } from 'playwright-core';
 
 export const ROOT = resolve(import.meta.dirname, '..', '..');
-export const DIST = join(ROOT, 'dist');
+/** The build under test: dist/, or another build named by KEYDO_E2E_DIST. */
+export const DIST = process.env.KEYDO_E2E_DIST ? resolve(process.env.KEYDO_E2E_DIST) : join(ROOT, 'dist');
 const SERVER_BIN = join(ROOT, 'target', 'release', 'keydo-server');
 
 /** Chromium as this machine runs it: headless, no sandbox, no background traffic. */
@@ -129,7 +130,12 @@ export function listOutput(dir) {
 
 /** The service worker's own files, which are never precached (SPEC §6). */
 export function isWorkerFile(url) {
-  return url === '/sw.js' || url === '/precache-manifest.json' || url.startsWith('/keydo_worker');
+  return (
+    url === '/sw.js' ||
+    url === '/precache-manifest.json' ||
+    url === '/keydo_flush.js' ||
+    url.startsWith('/keydo_worker')
+  );
 }
 
 /** The cache name recomputed from the files themselves, independently of the build step. */
