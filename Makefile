@@ -26,3 +26,4 @@ server:
 ## Size and timing budgets (see README)
 bench: dist server
 	node scripts/bench-shell.mjs
+	node scripts/bench-typing.mjs

@@ -9,6 +9,8 @@ step() { printf '\n\033[1m== %s\033[0m\n' "$*"; }
 step "format and lints"
 cargo fmt --all -- --check
 cargo clippy --workspace --all-targets --quiet -- -D warnings
+cargo clippy --target wasm32-unknown-unknown --all-targets --quiet \
+  -p keydo-app -p keydo-sw -p keydo-sw-flush -p keydo-storage -p keydo-sync -- -D warnings
 
 step "native tests (core rules, precache build, server; PostgreSQL path included)"
 scripts/with-postgres.sh cargo test --workspace --quiet

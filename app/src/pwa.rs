@@ -31,8 +31,7 @@ pub fn ShellStatus() -> impl IntoView {
     if let Some(container) = container() {
         watch_controller_change(&container, accepted.clone());
         spawn_local(async move {
-            if let Err(error) = register(&container, set_offline_ready, set_update_waiting).await
-            {
+            if let Err(error) = register(&container, set_offline_ready, set_update_waiting).await {
                 web_sys::console::warn_2(&"keydo: service worker unavailable".into(), &error);
             }
         });
@@ -92,11 +91,7 @@ fn request_persistent_storage() {
 
 /// Raises the prompt when a new version has installed behind the current one.
 fn watch_for_updates(registration: &ServiceWorkerRegistration, set_waiting: WriteSignal<bool>) {
-    let has_controller = || {
-        container()
-            .and_then(|c| c.controller())
-            .is_some()
-    };
+    let has_controller = || container().and_then(|c| c.controller()).is_some();
     if registration.waiting().is_some() && has_controller() {
         set_waiting.set(true);
     }

@@ -51,8 +51,14 @@ mod tests {
         let b = sha256_hex(b"B");
         // Computed independently: the lines, sorted by URL, then hashed as one string.
         let expected = sha256_hex(format!("/a.js {a}\n/b.css {b}\n").as_bytes());
-        assert_eq!(digest([("/b.css", b.as_str()), ("/a.js", a.as_str())]), expected);
-        assert_eq!(digest([("/a.js", a.as_str()), ("/b.css", b.as_str())]), expected);
+        assert_eq!(
+            digest([("/b.css", b.as_str()), ("/a.js", a.as_str())]),
+            expected
+        );
+        assert_eq!(
+            digest([("/a.js", a.as_str()), ("/b.css", b.as_str())]),
+            expected
+        );
     }
 
     #[test]

@@ -18,7 +18,10 @@ pub use manifest::PrecacheManifest;
 #[derive(Debug)]
 pub enum BuildError {
     /// Reading or writing a file in the output failed.
-    Io { path: String, source: std::io::Error },
+    Io {
+        path: String,
+        source: std::io::Error,
+    },
     /// A file that the shell references is not in the output.
     MissingFile { url: String, referenced_by: String },
     /// A file in the output could not be understood.

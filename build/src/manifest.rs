@@ -14,7 +14,7 @@ use walkdir::WalkDir;
 pub const MANIFEST_FILE: &str = "precache-manifest.json";
 
 /// Output files that belong to the service worker itself and are never precached:
-/// its scripts (stored with the registration) and this manifest. The flush module's
+/// its scripts, which the browser stores with the registration, and this manifest. The flush module's
 /// wasm is an ordinary precached file, loaded from the cache when needed.
 pub fn is_worker_file(url: &str) -> bool {
     url == "/sw.js"
@@ -88,13 +88,18 @@ impl PrecacheManifest {
 
 /// The URL path of `path` below `out_dir`, with `/` separators and a leading `/`.
 fn url_of(out_dir: &Path, path: &Path) -> Result<String, BuildError> {
-    let relative = path.strip_prefix(out_dir).expect("walkdir stays below its root");
+    let relative = path
+        .strip_prefix(out_dir)
+        .expect("walkdir stays below its root");
     let mut url = String::new();
     for part in relative.components() {
-        let part = part.as_os_str().to_str().ok_or_else(|| BuildError::Invalid {
-            path: path.display().to_string(),
-            reason: "file names in the output must be UTF-8 to be served".into(),
-        })?;
+        let part = part
+            .as_os_str()
+            .to_str()
+            .ok_or_else(|| BuildError::Invalid {
+                path: path.display().to_string(),
+                reason: "file names in the output must be UTF-8 to be served".into(),
+            })?;
         url.push('/');
         url.push_str(part);
     }
@@ -181,7 +186,10 @@ mod tests {
         let first = PrecacheManifest::scan(dir.path()).unwrap();
         assert_eq!(first, PrecacheManifest::scan(dir.path()).unwrap());
         fs::write(dir.path().join("a.js"), b"y").unwrap();
-        assert_ne!(first.cache_name, PrecacheManifest::scan(dir.path()).unwrap().cache_name);
+        assert_ne!(
+            first.cache_name,
+            PrecacheManifest::scan(dir.path()).unwrap().cache_name
+        );
     }
 
     #[test]

@@ -116,7 +116,10 @@ mod tests {
     #[test]
     fn reads_manifest_icons() {
         let json = r#"{"icons": [{"src": "/icons/a.png"}, {"src": "icons/b.png"}]}"#;
-        assert_eq!(web_manifest_icons(json).unwrap(), ["/icons/a.png", "/icons/b.png"]);
+        assert_eq!(
+            web_manifest_icons(json).unwrap(),
+            ["/icons/a.png", "/icons/b.png"]
+        );
         assert!(web_manifest_icons(r#"{"icons": [{}]}"#).is_err());
         assert!(web_manifest_icons("{").is_err());
     }

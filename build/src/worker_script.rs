@@ -82,7 +82,10 @@ pub fn expose_flush_glue(out_dir: &Path) -> Result<(), BuildError> {
             ),
         });
     };
-    write(&path, format!("{FLUSH_GLOBAL}{}", body.trim_start()).as_bytes())
+    write(
+        &path,
+        format!("{FLUSH_GLOBAL}{}", body.trim_start()).as_bytes(),
+    )
 }
 
 /// Writes `/sw.js` for `manifest`; its bytes change whenever the cache name does.
@@ -93,7 +96,10 @@ pub fn write_sw_js(out_dir: &Path, manifest: &PrecacheManifest) -> Result<(), Bu
 fn sw_js(manifest: &PrecacheManifest) -> String {
     let urls: Vec<&str> = manifest.files.iter().map(|f| f.url.as_str()).collect();
     SW_TEMPLATE
-        .replace("__CACHE_NAME__", &serde_json::to_string(&manifest.cache_name).unwrap())
+        .replace(
+            "__CACHE_NAME__",
+            &serde_json::to_string(&manifest.cache_name).unwrap(),
+        )
         .replace("__PRECACHE_URLS__", &serde_json::to_string(&urls).unwrap())
 }
 

@@ -6,7 +6,8 @@ use std::path::Path;
 
 const INDEX: &str = r#"<!doctype html><link rel="manifest" href="/manifest.webmanifest">
 <link rel="icon" href="/icons/icon-192.png"><link rel="stylesheet" href="/style-0123456789abcdef.css">"#;
-const WEB_MANIFEST: &str = r#"{"icons": [{"src": "/icons/icon-192.png"}, {"src": "/icons/icon-512.png"}]}"#;
+const WEB_MANIFEST: &str =
+    r#"{"icons": [{"src": "/icons/icon-192.png"}, {"src": "/icons/icon-512.png"}]}"#;
 
 fn trunk_output(dir: &Path) {
     for (name, bytes) in [
@@ -17,7 +18,10 @@ fn trunk_output(dir: &Path) {
         ("style-0123456789abcdef.css", b"body{}"),
         ("keydo_worker.js", b"let wasm_bindgen;"),
         ("keydo_worker_bg.wasm", b"\0asm\x01\0\0\0"),
-        ("keydo_flush.js", b"let wasm_bindgen = (function(exports) {})({});"),
+        (
+            "keydo_flush.js",
+            b"let wasm_bindgen = (function(exports) {})({});",
+        ),
         ("keydo_flush_bg.wasm", b"\0asm\x01\0\0\0"),
     ] {
         let path = dir.join(name);
@@ -55,9 +59,7 @@ fn writes_manifest_and_worker_scripts() {
     );
     let sw = fs::read_to_string(dir.path().join("sw.js")).unwrap();
     assert!(sw.contains(&manifest.cache_name));
-    assert!(sw.contains(
-        "importScripts(\"/keydo_worker.js\", \"/keydo_worker_wasm.js\", \"/keydo_flush.js\")"
-    ));
+    assert!(sw.contains("importScripts(\"/keydo_worker.js\", \"/keydo_worker_wasm.js\")"));
     let glue = fs::read_to_string(dir.path().join("keydo_flush.js")).unwrap();
     assert!(glue.starts_with("var keydo_flush = "), "{glue}");
     assert!(dir.path().join("precache-manifest.json").is_file());
@@ -92,5 +94,8 @@ fn a_referenced_file_that_is_missing_fails_the_build() {
         error.contains("/manifest.webmanifest lists /icons/icon-512.png"),
         "{error}"
     );
-    assert!(!dir.path().join("sw.js").exists(), "no worker for a broken shell");
+    assert!(
+        !dir.path().join("sw.js").exists(),
+        "no worker for a broken shell"
+    );
 }

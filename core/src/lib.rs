@@ -14,6 +14,7 @@ pub mod prompt;
 mod rng;
 pub mod score;
 pub mod texts;
+pub mod typing;
 pub mod week;
 
 pub use classify::{Disposition, ErrorCode, Failure, Request, classify};
@@ -23,3 +24,4 @@ pub use outbox::{Merge, OutboxEntry, OutboxKey, SyncState};
 pub use prompt::Prompt;
 pub use score::{Implausible, Stats};
 pub use texts::{Passage, Passages, WordList};
+pub use typing::{CharState, Session};

@@ -49,7 +49,9 @@ async fn upsert(
         .ok_or(StatusCode::UNAUTHORIZED)?
         .to_owned();
     let improved = tokio::task::spawn_blocking(move || {
-        let connection = connection.lock().expect("no panics while holding the connection");
+        let connection = connection
+            .lock()
+            .expect("no panics while holding the connection");
         let mut statement = connection.prepare_cached(
             "INSERT INTO scores (player_id, mode, value, score_id, achieved_at)
              VALUES ($1, $2, $3, $4, $5)
@@ -60,7 +62,13 @@ async fn upsert(
              RETURNING value",
         )?;
         let played_at = i64::try_from(game.played_at).unwrap_or(i64::MAX);
-        let params = (player, game.mode.id(), game.value, game.score_id.to_string(), played_at);
+        let params = (
+            player,
+            game.mode.id(),
+            game.value,
+            game.score_id.to_string(),
+            played_at,
+        );
         statement.query(params)?.next().map(|row| row.is_some())
     })
     .await

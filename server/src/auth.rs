@@ -55,7 +55,11 @@ pub fn token_sha256(token: &str) -> String {
     hex::encode(Sha256::digest(token.to_ascii_lowercase().as_bytes()))
 }
 
-async fn resolve(state: &AppState, client: SocketAddr, authorization: &HeaderValue) -> Result<Player, ApiError> {
+async fn resolve(
+    state: &AppState,
+    client: SocketAddr,
+    authorization: &HeaderValue,
+) -> Result<Player, ApiError> {
     let Some(token) = bearer_token(authorization) else {
         return Err(refuse(state, client));
     };
@@ -90,8 +94,14 @@ mod tests {
     fn only_bearer_uuids_are_tokens() {
         let token = "6f1c1f5e-8a4e-4b8e-9d43-2f4c1d0b9a11";
         let header = |value: &str| HeaderValue::from_str(value).unwrap();
-        assert_eq!(bearer_token(&header(&format!("Bearer {token}"))), Some(token));
-        assert_eq!(bearer_token(&header(&format!("Bearer {}", token.to_uppercase()))).map(str::len), Some(36));
+        assert_eq!(
+            bearer_token(&header(&format!("Bearer {token}"))),
+            Some(token)
+        );
+        assert_eq!(
+            bearer_token(&header(&format!("Bearer {}", token.to_uppercase()))).map(str::len),
+            Some(36)
+        );
         for refused in [
             format!("bearer {token}"),
             format!("Bearer  {token}"),

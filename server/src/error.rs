@@ -109,7 +109,11 @@ impl ApiError {
 
     /// The client stopped sending its body halfway (or sent broken chunking).
     pub fn body_unreadable() -> Self {
-        Self::new(StatusCode::BAD_REQUEST, "BODY_UNREADABLE", "The request body could not be read.")
+        Self::new(
+            StatusCode::BAD_REQUEST,
+            "BODY_UNREADABLE",
+            "The request body could not be read.",
+        )
     }
 
     pub fn invalid_utf8() -> Self {
@@ -204,7 +208,9 @@ pub async fn render(request: Request, next: Next) -> Response {
     let (mut parts, _) = response.into_parts();
     parts.headers.remove(header::CONTENT_LENGTH);
     // Whoever answered (the API, the timeout, the panic guard), an error is never cached.
-    parts.headers.insert(header::CACHE_CONTROL, HeaderValue::from_static("no-store"));
+    parts
+        .headers
+        .insert(header::CACHE_CONTROL, HeaderValue::from_static("no-store"));
     let (json_parts, json_body) = Json(body).into_response().into_parts();
     parts.headers.extend(json_parts.headers);
     Response::from_parts(parts, json_body)

@@ -56,11 +56,16 @@ impl<T: DeserializeOwned, S: Send + Sync> FromRequest<S> for BoundedJson<T> {
 
 /// `application/json`, optionally with `charset=utf-8`; nothing else.
 fn is_json_content_type(headers: &HeaderMap) -> bool {
-    let Some(Ok(content_type)) = headers.get(header::CONTENT_TYPE).map(|value| value.to_str()) else {
+    let Some(Ok(content_type)) = headers
+        .get(header::CONTENT_TYPE)
+        .map(|value| value.to_str())
+    else {
         return false;
     };
     let mut parts = content_type.split(';').map(str::trim);
-    let essence_is_json = parts.next().is_some_and(|essence| essence.eq_ignore_ascii_case("application/json"));
+    let essence_is_json = parts
+        .next()
+        .is_some_and(|essence| essence.eq_ignore_ascii_case("application/json"));
     essence_is_json
         && parts.all(|parameter| {
             parameter.split_once('=').is_some_and(|(name, value)| {
@@ -71,7 +76,12 @@ fn is_json_content_type(headers: &HeaderMap) -> bool {
 }
 
 fn declared_length(headers: &HeaderMap) -> Option<u64> {
-    headers.get(header::CONTENT_LENGTH)?.to_str().ok()?.parse().ok()
+    headers
+        .get(header::CONTENT_LENGTH)?
+        .to_str()
+        .ok()?
+        .parse()
+        .ok()
 }
 
 #[cfg(test)]
@@ -81,7 +91,10 @@ mod tests {
 
     fn headers(content_type: &str) -> HeaderMap {
         let mut headers = HeaderMap::new();
-        headers.insert(header::CONTENT_TYPE, HeaderValue::from_str(content_type).unwrap());
+        headers.insert(
+            header::CONTENT_TYPE,
+            HeaderValue::from_str(content_type).unwrap(),
+        );
         headers
     }
 

@@ -12,7 +12,11 @@ use axum::http::header;
 use axum::middleware::Next;
 use axum::response::Response;
 
-pub async fn check(State(state): State<AppState>, request: Request, next: Next) -> Result<Response, ApiError> {
+pub async fn check(
+    State(state): State<AppState>,
+    request: Request,
+    next: Next,
+) -> Result<Response, ApiError> {
     if let Some(origin) = request.headers().get(header::ORIGIN) {
         let ours = own_origin(state.settings.public_origin.as_deref(), &request);
         if !ours.is_some_and(|ours| origin.as_bytes().eq_ignore_ascii_case(ours.as_bytes())) {
@@ -31,6 +35,11 @@ fn own_origin(public_origin: Option<&str>, request: &Request) -> Option<String> 
         .headers()
         .get(header::HOST)
         .and_then(|host| host.to_str().ok())
-        .or_else(|| request.uri().authority().map(|authority| authority.as_str()))?;
+        .or_else(|| {
+            request
+                .uri()
+                .authority()
+                .map(|authority| authority.as_str())
+        })?;
     Some(format!("http://{host}"))
 }

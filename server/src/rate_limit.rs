@@ -42,7 +42,9 @@ impl RateLimiters {
     }
 
     pub fn spend_ip(&self, ip: IpAddr) -> Result<(), ApiError> {
-        self.per_ip.check_key(&ip).map_err(|_| ApiError::rate_limited())
+        self.per_ip
+            .check_key(&ip)
+            .map_err(|_| ApiError::rate_limited())
     }
 
     pub fn spend_identity(&self, player_id: &str) -> Result<(), ApiError> {
@@ -52,7 +54,9 @@ impl RateLimiters {
     }
 
     pub fn spend_save_creation(&self, ip: IpAddr) -> Result<(), ApiError> {
-        self.save_creations.check_key(&ip).map_err(|_| ApiError::rate_limited())
+        self.save_creations
+            .check_key(&ip)
+            .map_err(|_| ApiError::rate_limited())
     }
 
     /// Drops the state of clients whose buckets are full again, so the maps do not

@@ -37,11 +37,16 @@ async fn a_backup_taken_under_write_load_restores_every_row() {
                 use tower::ServiceExt;
                 let mut tokens = HashMap::new();
                 for n in 0..PLAYERS_PER_WRITER {
-                    let create = post_json("/api/saves", &json!({ "displayName": name(writer, n) }));
+                    let create =
+                        post_json("/api/saves", &json!({ "displayName": name(writer, n) }));
                     let created = body_json(app.clone().oneshot(create).await.unwrap()).await;
                     let token: Uuid = created["token"].as_str().unwrap().parse().unwrap();
-                    let game = words_game(Uuid::new_v4(), week, 300 + n as u32, MONDAY_2026_11_30_UTC8);
-                    let response = app.clone().oneshot(with_token(post_json("/api/scores", &game), token)).await;
+                    let game =
+                        words_game(Uuid::new_v4(), week, 300 + n as u32, MONDAY_2026_11_30_UTC8);
+                    let response = app
+                        .clone()
+                        .oneshot(with_token(post_json("/api/scores", &game), token))
+                        .await;
                     assert_eq!(response.unwrap().status(), 200);
                     tokens.insert(name(writer, n), token);
                     let _ = progress.send(());
@@ -84,7 +89,9 @@ async fn a_backup_taken_under_write_load_restores_every_row() {
     std::fs::copy(&backup_file, &restored).unwrap();
 
     let db = rusqlite::Connection::open(&restored).unwrap();
-    let integrity: String = db.query_row("PRAGMA integrity_check", [], |row| row.get(0)).unwrap();
+    let integrity: String = db
+        .query_row("PRAGMA integrity_check", [], |row| row.get(0))
+        .unwrap();
     assert_eq!(integrity, "ok");
     let players: Vec<(String, String)> = db
         .prepare("SELECT display_name, token_sha256 FROM players")
@@ -93,13 +100,23 @@ async fn a_backup_taken_under_write_load_restores_every_row() {
         .unwrap()
         .collect::<Result<_, _>>()
         .unwrap();
-    assert!(players.len() >= WRITERS * PLAYERS_PER_WRITER / 4, "the backup has {} players", players.len());
+    assert!(
+        players.len() >= WRITERS * PLAYERS_PER_WRITER / 4,
+        "the backup has {} players",
+        players.len()
+    );
 
     // Each writer wrote in order, so a consistent snapshot holds a prefix of each.
     for writer in 0..WRITERS {
-        let count = players.iter().filter(|(name, _)| name.starts_with(&format!("{writer}-"))).count();
+        let count = players
+            .iter()
+            .filter(|(name, _)| name.starts_with(&format!("{writer}-")))
+            .count();
         for n in 0..count {
-            let (_, hash) = players.iter().find(|(shown, _)| *shown == name(writer, n)).expect("a prefix");
+            let (_, hash) = players
+                .iter()
+                .find(|(shown, _)| *shown == name(writer, n))
+                .expect("a prefix");
             assert_eq!(*hash, token_sha256(&tokens[&name(writer, n)].to_string()));
         }
     }
@@ -121,7 +138,9 @@ async fn a_backup_taken_under_write_load_restores_every_row() {
     for (name, all_time, weekly) in &rows {
         let n: usize = name.split_once('-').unwrap().1.parse().unwrap();
         match (all_time, weekly) {
-            (Some(all_time), Some(weekly)) => assert_eq!((*all_time, *weekly), (value(n), value(n)), "{name}"),
+            (Some(all_time), Some(weekly)) => {
+                assert_eq!((*all_time, *weekly), (value(n), value(n)), "{name}")
+            }
             (None, None) => missing_scores += 1,
             torn => panic!("{name} has a torn write: {torn:?}"),
         }
@@ -130,11 +149,20 @@ async fn a_backup_taken_under_write_load_restores_every_row() {
 
     // The restored file serves: migrations are up to date and tokens still work.
     let location = Location::Sqlite(restored.clone());
-    let store = tokio::task::spawn_blocking(move || Store::open(&location)).await.unwrap().unwrap();
-    let (entries, _) = store.leaderboard(Board::AllTime, Mode::Words, 100, None).await.unwrap();
+    let store = tokio::task::spawn_blocking(move || Store::open(&location))
+        .await
+        .unwrap()
+        .unwrap();
+    let (entries, _) = store
+        .leaderboard(Board::AllTime, Mode::Words, 100, None)
+        .await
+        .unwrap();
     assert_eq!(entries.len(), (rows.len() - missing_scores).min(100));
     let (first_name, _) = &players[0];
-    let player = store.player_by_token(token_sha256(&tokens[first_name].to_string())).await.unwrap();
+    let player = store
+        .player_by_token(token_sha256(&tokens[first_name].to_string()))
+        .await
+        .unwrap();
     assert_eq!(player.unwrap().display_name, *first_name);
 }
 
@@ -155,7 +183,10 @@ fn backing_up_onto_an_existing_file_or_a_missing_database_fails() {
     };
     let missing_database = backup(&dir.path().join("new.sqlite3"), &dir.path().join("nowhere"));
     assert!(!missing_database.status.success());
-    assert!(!dir.path().join("nowhere").exists(), "no empty database was created");
+    assert!(
+        !dir.path().join("nowhere").exists(),
+        "no empty database was created"
+    );
     let onto_existing = backup(&existing, dir.path());
     assert!(!onto_existing.status.success());
     assert_eq!(std::fs::read_to_string(&existing).unwrap(), "keep me");

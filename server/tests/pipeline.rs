@@ -6,8 +6,8 @@ mod common;
 use axum::body::{Body, Bytes};
 use axum::http::{Request, header};
 use common::{
-    MONDAY_2026_11_30_UTC8, Options, TestServer, assert_error, body_json, client_addr, header, limits,
-    post_json, with_token, words_game,
+    MONDAY_2026_11_30_UTC8, Options, TestServer, assert_error, body_json, client_addr, header,
+    limits, post_json, with_token, words_game,
 };
 use keydo_core::week::week_of;
 use serde_json::json;
@@ -19,31 +19,58 @@ const UNKNOWN_TOKEN: &str = "6f1c1f5e-8a4e-4b8e-9d43-2f4c1d0b9a11";
 const MAX_BODY: usize = 100 * 1024;
 
 fn get_me(token: impl std::fmt::Display) -> Request<Body> {
-    with_token(Request::get("/api/saves/me").body(Body::empty()).unwrap(), token)
+    with_token(
+        Request::get("/api/saves/me").body(Body::empty()).unwrap(),
+        token,
+    )
 }
 
 fn with_origin(mut request: Request<Body>, origin: &str) -> Request<Body> {
-    request.headers_mut().insert(header::ORIGIN, origin.parse().unwrap());
-    request.headers_mut().insert(header::HOST, "keydo.test".parse().unwrap());
+    request
+        .headers_mut()
+        .insert(header::ORIGIN, origin.parse().unwrap());
+    request
+        .headers_mut()
+        .insert(header::HOST, "keydo.test".parse().unwrap());
     request
 }
 
 fn raw_post(uri: &str, content_type: &str, body: impl Into<Body>) -> Request<Body> {
-    Request::post(uri).header(header::CONTENT_TYPE, content_type).body(body.into()).unwrap()
+    Request::post(uri)
+        .header(header::CONTENT_TYPE, content_type)
+        .body(body.into())
+        .unwrap()
 }
 
 fn a_game() -> serde_json::Value {
-    words_game(Uuid::new_v4(), week_of(MONDAY_2026_11_30_UTC8), 300, MONDAY_2026_11_30_UTC8)
+    words_game(
+        Uuid::new_v4(),
+        week_of(MONDAY_2026_11_30_UTC8),
+        300,
+        MONDAY_2026_11_30_UTC8,
+    )
 }
 
 #[tokio::test]
 async fn a_foreign_origin_is_403() {
     let server = TestServer::sqlite().await;
-    for origin in ["http://evil.example", "https://keydo.test", "null", "http://keydo.test.evil.example"] {
-        let response = server.send(with_origin(post_json("/api/saves", &json!({})), origin)).await;
+    for origin in [
+        "http://evil.example",
+        "https://keydo.test",
+        "null",
+        "http://keydo.test.evil.example",
+    ] {
+        let response = server
+            .send(with_origin(post_json("/api/saves", &json!({})), origin))
+            .await;
         assert_error(response, 403, "FORBIDDEN_ORIGIN").await;
     }
-    let same_origin = server.send(with_origin(post_json("/api/saves", &json!({})), "http://keydo.test")).await;
+    let same_origin = server
+        .send(with_origin(
+            post_json("/api/saves", &json!({})),
+            "http://keydo.test",
+        ))
+        .await;
     assert_eq!(same_origin.status(), 201);
     let no_origin = server.send(post_json("/api/saves", &json!({}))).await;
     assert_eq!(no_origin.status(), 201);
@@ -51,11 +78,24 @@ async fn a_foreign_origin_is_403() {
 
 #[tokio::test]
 async fn behind_a_proxy_the_public_origin_is_ours() {
-    let options = Options { public_origin: Some("https://keydo.example".into()), ..Options::default() };
+    let options = Options {
+        public_origin: Some("https://keydo.example".into()),
+        ..Options::default()
+    };
     let server = TestServer::start(options).await;
-    let ours = server.send(with_origin(post_json("/api/saves", &json!({})), "https://keydo.example")).await;
+    let ours = server
+        .send(with_origin(
+            post_json("/api/saves", &json!({})),
+            "https://keydo.example",
+        ))
+        .await;
     assert_eq!(ours.status(), 201);
-    let by_host = server.send(with_origin(post_json("/api/saves", &json!({})), "http://keydo.test")).await;
+    let by_host = server
+        .send(with_origin(
+            post_json("/api/saves", &json!({})),
+            "http://keydo.test",
+        ))
+        .await;
     assert_error(by_host, 403, "FORBIDDEN_ORIGIN").await;
 }
 
@@ -67,7 +107,10 @@ async fn no_cors_header_is_ever_sent() {
         .header(header::ACCESS_CONTROL_REQUEST_METHOD, "POST")
         .body(Body::empty())
         .unwrap();
-    let same_origin = with_origin(Request::get("/api/health").body(Body::empty()).unwrap(), "http://keydo.test");
+    let same_origin = with_origin(
+        Request::get("/api/health").body(Body::empty()).unwrap(),
+        "http://keydo.test",
+    );
     for request in [preflight, same_origin] {
         let response = server.send(request).await;
         let cors: Vec<_> = response
@@ -98,14 +141,22 @@ async fn a_missing_malformed_or_unknown_token_is_401() {
         assert_error(server.send(request).await, 401, "UNAUTHORIZED").await;
     }
     // The leaderboard is open, but a token that is present must be valid.
-    let board = with_token(Request::get("/api/leaderboard?mode=zh&board=weekly").body(Body::empty()).unwrap(), UNKNOWN_TOKEN);
+    let board = with_token(
+        Request::get("/api/leaderboard?mode=zh&board=weekly")
+            .body(Body::empty())
+            .unwrap(),
+        UNKNOWN_TOKEN,
+    );
     assert_error(server.send(board).await, 401, "UNAUTHORIZED").await;
 }
 
 #[tokio::test]
 async fn tokens_are_checked_before_the_body_is_read() {
     let server = TestServer::sqlite().await;
-    let request = with_token(raw_post("/api/scores", "text/plain", "not json"), UNKNOWN_TOKEN);
+    let request = with_token(
+        raw_post("/api/scores", "text/plain", "not json"),
+        UNKNOWN_TOKEN,
+    );
     assert_error(server.send(request).await, 401, "UNAUTHORIZED").await;
 }
 
@@ -118,23 +169,40 @@ async fn the_origin_is_checked_before_the_token() {
 
 #[tokio::test]
 async fn too_many_requests_from_one_ip_is_429_with_retry_after_60() {
-    let server = TestServer::start(Options { rate_limits: limits(3, 100, 100), ..Options::default() }).await;
+    let server = TestServer::start(Options {
+        rate_limits: limits(3, 100, 100),
+        ..Options::default()
+    })
+    .await;
     for _ in 0..3 {
-        assert_eq!(server.get("/api/leaderboard?mode=time&board=alltime").await.status(), 200);
+        assert_eq!(
+            server
+                .get("/api/leaderboard?mode=time&board=alltime")
+                .await
+                .status(),
+            200
+        );
     }
     let response = server.get("/api/leaderboard?mode=time&board=alltime").await;
     assert_eq!(header(&response, "retry-after"), "60");
     assert_error(response, 429, "RATE_LIMITED").await;
     // Another address has its own budget.
     let elsewhere = server
-        .send_from("192.0.2.9:5000".parse().unwrap(), Request::get("/api/health").body(Body::empty()).unwrap())
+        .send_from(
+            "192.0.2.9:5000".parse().unwrap(),
+            Request::get("/api/health").body(Body::empty()).unwrap(),
+        )
         .await;
     assert_eq!(elsewhere.status(), 200);
 }
 
 #[tokio::test]
 async fn too_many_requests_from_one_save_is_429_with_retry_after_60() {
-    let server = TestServer::start(Options { rate_limits: limits(1_000, 2, 100), ..Options::default() }).await;
+    let server = TestServer::start(Options {
+        rate_limits: limits(1_000, 2, 100),
+        ..Options::default()
+    })
+    .await;
     let save = server.create_save().await;
     let other = server.create_save().await;
     for _ in 0..2 {
@@ -143,51 +211,104 @@ async fn too_many_requests_from_one_save_is_429_with_retry_after_60() {
     let response = server.send(get_me(save.token)).await;
     assert_eq!(header(&response, "retry-after"), "60");
     assert_error(response, 429, "RATE_LIMITED").await;
-    assert_eq!(server.send(get_me(other.token)).await.status(), 200, "budgets are per save");
+    assert_eq!(
+        server.send(get_me(other.token)).await.status(),
+        200,
+        "budgets are per save"
+    );
 }
 
 #[tokio::test]
 async fn an_ip_creates_at_most_two_saves_per_60_seconds() {
     // The default limit, with generous general limits around it.
-    let server = TestServer::start(Options { rate_limits: limits(1_000, 1_000, 2), ..Options::default() }).await;
+    let server = TestServer::start(Options {
+        rate_limits: limits(1_000, 1_000, 2),
+        ..Options::default()
+    })
+    .await;
     for _ in 0..2 {
-        assert_eq!(server.send(post_json("/api/saves", &json!({}))).await.status(), 201);
+        assert_eq!(
+            server
+                .send(post_json("/api/saves", &json!({})))
+                .await
+                .status(),
+            201
+        );
     }
     let third = server.send(post_json("/api/saves", &json!({}))).await;
     assert_eq!(header(&third, "retry-after"), "60");
     assert_error(third, 429, "RATE_LIMITED").await;
-    let elsewhere = server.send_from("192.0.2.10:1".parse().unwrap(), post_json("/api/saves", &json!({}))).await;
+    let elsewhere = server
+        .send_from(
+            "192.0.2.10:1".parse().unwrap(),
+            post_json("/api/saves", &json!({})),
+        )
+        .await;
     assert_eq!(elsewhere.status(), 201);
 }
 
 #[tokio::test]
 async fn failed_authentications_spend_the_ip_budget() {
-    let server = TestServer::start(Options { rate_limits: limits(3, 100, 100), ..Options::default() }).await;
+    let server = TestServer::start(Options {
+        rate_limits: limits(3, 100, 100),
+        ..Options::default()
+    })
+    .await;
     for _ in 0..3 {
-        assert_error(server.send(get_me(UNKNOWN_TOKEN)).await, 401, "UNAUTHORIZED").await;
+        assert_error(
+            server.send(get_me(UNKNOWN_TOKEN)).await,
+            401,
+            "UNAUTHORIZED",
+        )
+        .await;
     }
-    assert_error(server.send(get_me(UNKNOWN_TOKEN)).await, 429, "RATE_LIMITED").await;
+    assert_error(
+        server.send(get_me(UNKNOWN_TOKEN)).await,
+        429,
+        "RATE_LIMITED",
+    )
+    .await;
 }
 
 #[tokio::test]
 async fn rate_limits_are_spent_before_the_body_is_read() {
-    let server = TestServer::start(Options { rate_limits: limits(1_000, 1, 100), ..Options::default() }).await;
+    let server = TestServer::start(Options {
+        rate_limits: limits(1_000, 1, 100),
+        ..Options::default()
+    })
+    .await;
     let save = server.create_save().await;
     assert_eq!(server.send(get_me(save.token)).await.status(), 200);
-    let broken = with_token(raw_post("/api/scores", "application/json", "{not json"), save.token);
+    let broken = with_token(
+        raw_post("/api/scores", "application/json", "{not json"),
+        save.token,
+    );
     assert_error(server.send(broken).await, 429, "RATE_LIMITED").await;
 }
 
 #[tokio::test]
 async fn a_body_that_is_not_json_is_415() {
     let server = TestServer::sqlite().await;
-    for content_type in ["text/plain", "application/merge-patch+json", "application/json; charset=latin1", "text/json"] {
-        let response = server.send(raw_post("/api/saves", content_type, "{}")).await;
+    for content_type in [
+        "text/plain",
+        "application/merge-patch+json",
+        "application/json; charset=latin1",
+        "text/json",
+    ] {
+        let response = server
+            .send(raw_post("/api/saves", content_type, "{}"))
+            .await;
         assert_error(response, 415, "UNSUPPORTED_MEDIA_TYPE").await;
     }
     let without = Request::post("/api/saves").body(Body::from("{}")).unwrap();
     assert_error(server.send(without).await, 415, "UNSUPPORTED_MEDIA_TYPE").await;
-    let with_charset = server.send(raw_post("/api/saves", "application/json; charset=utf-8", "{}")).await;
+    let with_charset = server
+        .send(raw_post(
+            "/api/saves",
+            "application/json; charset=utf-8",
+            "{}",
+        ))
+        .await;
     assert_eq!(with_charset.status(), 201);
 }
 
@@ -211,9 +332,17 @@ async fn exactly_100_kib_is_accepted_and_one_byte_more_is_413() {
         body.insert_str(1, &" ".repeat(len - 2));
         body
     };
-    let at_cap = server.send(raw_post("/api/saves", "application/json", padded(MAX_BODY))).await;
+    let at_cap = server
+        .send(raw_post("/api/saves", "application/json", padded(MAX_BODY)))
+        .await;
     assert_eq!(at_cap.status(), 201);
-    let over = server.send(raw_post("/api/saves", "application/json", padded(MAX_BODY + 1))).await;
+    let over = server
+        .send(raw_post(
+            "/api/saves",
+            "application/json",
+            padded(MAX_BODY + 1),
+        ))
+        .await;
     assert_error(over, 413, "PAYLOAD_TOO_LARGE").await;
 }
 
@@ -232,7 +361,10 @@ async fn a_streamed_body_over_100_kib_is_413_without_reading_the_rest() {
     connection.write_all(head.as_bytes()).await.unwrap();
     let chunk = [b' '; 4096];
     for _ in 0..(MAX_BODY / chunk.len() + 2) {
-        connection.write_all(format!("{:x}\r\n", chunk.len()).as_bytes()).await.unwrap();
+        connection
+            .write_all(format!("{:x}\r\n", chunk.len()).as_bytes())
+            .await
+            .unwrap();
         connection.write_all(&chunk).await.unwrap();
         connection.write_all(b"\r\n").await.unwrap();
     }
@@ -250,14 +382,19 @@ async fn a_streamed_body_over_100_kib_is_413_without_reading_the_rest() {
     assert!(read.is_ok(), "no answer while the body was unfinished");
     let answer = String::from_utf8_lossy(&answer);
     assert!(answer.starts_with("HTTP/1.1 413 "), "{answer}");
-    assert!(answer.to_ascii_lowercase().contains("x-request-id: "), "{answer}");
+    assert!(
+        answer.to_ascii_lowercase().contains("x-request-id: "),
+        "{answer}"
+    );
 }
 
 #[tokio::test]
 async fn a_body_that_is_not_utf8_is_400() {
     let server = TestServer::sqlite().await;
     let bytes = Bytes::from_static(b"{\"displayName\":\"\xff\xfe\"}");
-    let response = server.send(raw_post("/api/saves", "application/json", bytes)).await;
+    let response = server
+        .send(raw_post("/api/saves", "application/json", bytes))
+        .await;
     assert_error(response, 400, "INVALID_UTF8").await;
 }
 
@@ -265,9 +402,14 @@ async fn a_body_that_is_not_utf8_is_400() {
 async fn a_body_that_is_not_json_syntax_is_400() {
     let server = TestServer::sqlite().await;
     for body in ["{\"displayName\":", "", "{'displayName': 'x'}", "{} {}"] {
-        let response = server.send(raw_post("/api/saves", "application/json", body)).await;
+        let response = server
+            .send(raw_post("/api/saves", "application/json", body))
+            .await;
         let error = assert_error(response, 400, "INVALID_JSON").await;
-        assert!(!error.to_string().contains("line"), "a parser message leaked: {error}");
+        assert!(
+            !error.to_string().contains("line"),
+            "a parser message leaked: {error}"
+        );
     }
 }
 
@@ -275,10 +417,17 @@ async fn a_body_that_is_not_json_syntax_is_400() {
 async fn json_of_the_wrong_shape_is_422() {
     let server = TestServer::sqlite().await;
     let save = server.create_save().await;
-    for body in [json!({ "nickname": "x" }), json!({ "displayName": 5 }), json!([])] {
+    for body in [
+        json!({ "nickname": "x" }),
+        json!({ "displayName": 5 }),
+        json!([]),
+    ] {
         let response = server.send(post_json("/api/saves", &body)).await;
         let error = assert_error(response, 422, "INVALID_BODY").await;
-        assert!(!error.to_string().contains("nickname"), "a parser message leaked: {error}");
+        assert!(
+            !error.to_string().contains("nickname"),
+            "a parser message leaked: {error}"
+        );
     }
     let mut unknown_top = a_game();
     unknown_top["extra"] = json!(true);
@@ -292,8 +441,17 @@ async fn json_of_the_wrong_shape_is_422() {
     not_a_uuid["scoreId"] = json!("score-1");
     let mut negative = a_game();
     negative["stats"]["errors"] = json!(-1);
-    for body in [unknown_top, unknown_stats, missing, unknown_mode, not_a_uuid, negative] {
-        let response = server.send(with_token(post_json("/api/scores", &body), save.token)).await;
+    for body in [
+        unknown_top,
+        unknown_stats,
+        missing,
+        unknown_mode,
+        not_a_uuid,
+        negative,
+    ] {
+        let response = server
+            .send(with_token(post_json("/api/scores", &body), save.token))
+            .await;
         assert_error(response, 422, "INVALID_BODY").await;
     }
 }
@@ -308,12 +466,24 @@ async fn an_implausible_game_is_422_with_its_code() {
     too_short["stats"]["durationMs"] = json!(2_000);
     too_short["value"] = json!(180_000);
     let too_fast = words_game(Uuid::new_v4(), 1, 1_800, MONDAY_2026_11_30_UTC8);
-    for (game, code) in [(wrong_value, "VALUE_MISMATCH"), (too_short, "TOO_SHORT"), (too_fast, "TOO_FAST")] {
-        let response = server.send(with_token(post_json("/api/scores", &game), save.token)).await;
+    for (game, code) in [
+        (wrong_value, "VALUE_MISMATCH"),
+        (too_short, "TOO_SHORT"),
+        (too_fast, "TOO_FAST"),
+    ] {
+        let response = server
+            .send(with_token(post_json("/api/scores", &game), save.token))
+            .await;
         assert_error(response, 422, code).await;
     }
-    let board = server.get("/api/leaderboard?mode=words&board=alltime").await;
-    assert_eq!(body_json(board).await["entries"], json!([]), "nothing implausible was recorded");
+    let board = server
+        .get("/api/leaderboard?mode=words&board=alltime")
+        .await;
+    assert_eq!(
+        body_json(board).await["entries"],
+        json!([]),
+        "nothing implausible was recorded"
+    );
 }
 
 #[tokio::test]
@@ -331,7 +501,9 @@ async fn bad_leaderboard_parameters_are_400_with_codes() {
         let response = server.get(&format!("/api/leaderboard?{query}")).await;
         assert_error(response, 400, code).await;
     }
-    let ok = server.get("/api/leaderboard?mode=time&board=weekly&limit=100").await;
+    let ok = server
+        .get("/api/leaderboard?mode=time&board=weekly&limit=100")
+        .await;
     assert_eq!(ok.status(), 200);
 }
 
@@ -351,9 +523,14 @@ async fn an_unexpected_failure_is_500_without_internals() {
     let save = server.create_save().await;
     let saboteur = rusqlite::Connection::open(server.sqlite_path()).unwrap();
     saboteur.execute_batch("DROP TABLE weekly_scores").unwrap();
-    let response = server.send(with_token(post_json("/api/scores", &a_game()), save.token)).await;
+    let response = server
+        .send(with_token(post_json("/api/scores", &a_game()), save.token))
+        .await;
     let error = assert_error(response, 500, "INTERNAL").await;
-    assert_eq!(error["error"]["message"], "The service is briefly unavailable. Please try again.");
+    assert_eq!(
+        error["error"]["message"],
+        "The service is briefly unavailable. Please try again."
+    );
     let text = error.to_string().to_lowercase();
     for internal in ["weekly_scores", "sqlite", "table", "sql"] {
         assert!(!text.contains(internal), "{internal} leaked: {text}");
@@ -362,7 +539,10 @@ async fn an_unexpected_failure_is_500_without_internals() {
 
 #[tokio::test]
 async fn a_request_that_takes_too_long_is_503() {
-    let options = Options { request_timeout: Duration::from_millis(200), ..Options::default() };
+    let options = Options {
+        request_timeout: Duration::from_millis(200),
+        ..Options::default()
+    };
     let server = TestServer::start(options).await;
     // A body that never arrives.
     let stalled = futures_util::stream::pending::<Result<Bytes, std::io::Error>>();

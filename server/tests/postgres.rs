@@ -8,10 +8,18 @@ use common::{Options, TestServer, postgres_admin_url, scenarios};
 
 async fn postgres_server(test: &str) -> Option<TestServer> {
     let Some(admin_url) = postgres_admin_url() else {
-        eprintln!("skipping {test}: KEYDO_TEST_POSTGRES_URL is unset (see scripts/with-postgres.sh)");
+        eprintln!(
+            "skipping {test}: KEYDO_TEST_POSTGRES_URL is unset (see scripts/with-postgres.sh)"
+        );
         return None;
     };
-    Some(TestServer::start(Options { postgres_admin_url: Some(admin_url), ..Options::default() }).await)
+    Some(
+        TestServer::start(Options {
+            postgres_admin_url: Some(admin_url),
+            ..Options::default()
+        })
+        .await,
+    )
 }
 
 #[tokio::test]
@@ -44,7 +52,8 @@ async fn weekly_boards_follow_the_servers_utc8_week() {
 
 #[tokio::test]
 async fn leaderboards_are_ordered_and_ties_go_to_the_first() {
-    if let Some(server) = postgres_server("leaderboards_are_ordered_and_ties_go_to_the_first").await {
+    if let Some(server) = postgres_server("leaderboards_are_ordered_and_ties_go_to_the_first").await
+    {
         scenarios::leaderboards_are_ordered_and_ties_go_to_the_first(&server).await;
     }
 }

@@ -14,8 +14,14 @@ async fn files_have_their_mime_types() {
         ("/index.html", "text/html; charset=utf-8"),
         ("/keydo-app-1a2b3c4d5e6f7a8b_bg.wasm", "application/wasm"),
         ("/keydo_worker_bg.wasm", "application/wasm"),
-        ("/manifest.webmanifest", "application/manifest+json; charset=utf-8"),
-        ("/keydo-app-1a2b3c4d5e6f7a8b.js", "text/javascript; charset=utf-8"),
+        (
+            "/manifest.webmanifest",
+            "application/manifest+json; charset=utf-8",
+        ),
+        (
+            "/keydo-app-1a2b3c4d5e6f7a8b.js",
+            "text/javascript; charset=utf-8",
+        ),
         ("/sw.js", "text/javascript; charset=utf-8"),
         ("/style-0123456789abcdef.css", "text/css; charset=utf-8"),
         ("/icons/icon-192.png", "image/png"),
@@ -44,7 +50,11 @@ async fn hashed_assets_are_immutable_and_the_rest_revalidates() {
         "/style-0123456789abcdef.css",
     ] {
         let response = server.get(path).await;
-        assert_eq!(header(&response, "cache-control"), "public, max-age=31536000, immutable", "{path}");
+        assert_eq!(
+            header(&response, "cache-control"),
+            "public, max-age=31536000, immutable",
+            "{path}"
+        );
     }
     for path in [
         "/",
@@ -81,18 +91,32 @@ async fn compressible_files_are_compressed() {
 #[tokio::test]
 async fn a_missing_asset_is_a_plain_404() {
     let server = TestServer::sqlite().await;
-    for path in ["/missing.js", "/icons/missing.png", "/deep/er/missing.wasm", "/leaderboard"] {
+    for path in [
+        "/missing.js",
+        "/icons/missing.png",
+        "/deep/er/missing.wasm",
+        "/leaderboard",
+    ] {
         let response = server.get(path).await;
         assert_eq!(response.status(), StatusCode::NOT_FOUND, "{path}");
         let body = body_bytes(response).await;
-        assert!(!String::from_utf8_lossy(&body).contains("<title>KeyDo"), "{path} got the shell");
+        assert!(
+            !String::from_utf8_lossy(&body).contains("<title>KeyDo"),
+            "{path} got the shell"
+        );
     }
 }
 
 #[tokio::test]
 async fn unknown_api_paths_are_json_404s() {
     let server = TestServer::sqlite().await;
-    for path in ["/api", "/api/", "/api/nope", "/api/index.html", "/api/saves/me/extra"] {
+    for path in [
+        "/api",
+        "/api/",
+        "/api/nope",
+        "/api/index.html",
+        "/api/saves/me/extra",
+    ] {
         assert_error(server.get(path).await, 404, "NOT_FOUND").await;
     }
 }
@@ -104,7 +128,11 @@ async fn traversal_never_leaves_dist() {
     std::fs::create_dir(&dist).unwrap();
     std::fs::write(dist.join("index.html"), "shell").unwrap();
     std::fs::write(root.path().join("secret.txt"), "SECRET").unwrap();
-    let server = TestServer::start(Options { dist: Some(dist), ..Options::default() }).await;
+    let server = TestServer::start(Options {
+        dist: Some(dist),
+        ..Options::default()
+    })
+    .await;
     for path in [
         "/../secret.txt",
         "/%2e%2e/secret.txt",
@@ -124,17 +152,26 @@ async fn traversal_never_leaves_dist() {
         let response = server.get(path).await;
         assert_eq!(response.status(), StatusCode::NOT_FOUND, "{path}");
         let body = body_bytes(response).await;
-        assert!(!String::from_utf8_lossy(&body).contains("SECRET"), "{path} leaked");
+        assert!(
+            !String::from_utf8_lossy(&body).contains("SECRET"),
+            "{path} leaked"
+        );
     }
 }
 
 #[tokio::test]
 async fn every_response_has_a_fresh_request_id() {
     let server = TestServer::sqlite().await;
-    let request = Request::get("/").header("x-request-id", "chosen-by-client").body(Body::empty()).unwrap();
+    let request = Request::get("/")
+        .header("x-request-id", "chosen-by-client")
+        .body(Body::empty())
+        .unwrap();
     let first = server.send(request).await;
     let second = server.get("/missing").await;
-    let (first, second) = (header(&first, "x-request-id"), header(&second, "x-request-id"));
+    let (first, second) = (
+        header(&first, "x-request-id"),
+        header(&second, "x-request-id"),
+    );
     assert_ne!(first, "chosen-by-client");
     assert_ne!(first, second);
     assert!(uuid::Uuid::parse_str(first).is_ok());
@@ -146,7 +183,10 @@ async fn health_reports_the_database() {
     let response = server.get("/api/health").await;
     assert_eq!(response.status(), 200);
     assert_eq!(header(&response, "cache-control"), "no-store");
-    assert_eq!(common::body_json(response).await, serde_json::json!({ "status": "ok", "database": "ok" }));
+    assert_eq!(
+        common::body_json(response).await,
+        serde_json::json!({ "status": "ok", "database": "ok" })
+    );
 }
 
 #[tokio::test]
@@ -156,7 +196,16 @@ async fn the_openapi_document_describes_every_route() {
     assert_eq!(response.status(), 200);
     let document = common::body_json(response).await;
     assert!(document["openapi"].as_str().unwrap().starts_with("3.1"));
-    for path in ["/api/health", "/api/saves", "/api/saves/me", "/api/scores", "/api/leaderboard"] {
-        assert!(document["paths"].get(path).is_some(), "{path} is not documented");
+    for path in [
+        "/api/health",
+        "/api/saves",
+        "/api/saves/me",
+        "/api/scores",
+        "/api/leaderboard",
+    ] {
+        assert!(
+            document["paths"].get(path).is_some(),
+            "{path} is not documented"
+        );
     }
 }

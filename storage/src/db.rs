@@ -51,7 +51,9 @@ impl Db {
 
     /// The local profile; created (with `now_ms`) on first call.
     pub async fn profile(&self, now_ms: u64) -> Result<Profile, StorageError> {
-        let tx = self.rexie.transaction(&[META], TransactionMode::ReadWrite)?;
+        let tx = self
+            .rexie
+            .transaction(&[META], TransactionMode::ReadWrite)?;
         let meta = tx.store(META)?;
         let profile = match meta.get(PROFILE_KEY.into()).await? {
             Some(stored) => from_js(stored)?,
@@ -60,7 +62,8 @@ impl Db {
                     id: Uuid::new_v4(),
                     created_at: now_ms,
                 };
-                meta.put(&to_js(&profile)?, Some(&PROFILE_KEY.into())).await?;
+                meta.put(&to_js(&profile)?, Some(&PROFILE_KEY.into()))
+                    .await?;
                 profile
             }
         };
@@ -79,7 +82,11 @@ impl Db {
 
         let bests = tx.store(BESTS)?;
         let mode_key: JsValue = entry.mode.id().into();
-        let previous: Option<Best> = bests.get(mode_key.clone()).await?.map(from_js).transpose()?;
+        let previous: Option<Best> = bests
+            .get(mode_key.clone())
+            .await?
+            .map(from_js)
+            .transpose()?;
         let new_best = previous.is_none_or(|best| entry.value > best.value);
         if new_best {
             let best = Best {
@@ -93,7 +100,8 @@ impl Db {
 
         let outbox = tx.store(OUTBOX)?;
         let key: JsValue = entry.key().to_string().into();
-        let stored: Option<OutboxEntry> = outbox.get(key.clone()).await?.map(from_js).transpose()?;
+        let stored: Option<OutboxEntry> =
+            outbox.get(key.clone()).await?.map(from_js).transpose()?;
         match merge(stored.as_ref(), entry) {
             Merge::Insert | Merge::Replace => {
                 outbox.put(&to_js(entry)?, Some(&key)).await?;
@@ -110,7 +118,9 @@ impl Db {
 
     /// The personal best of every mode played so far.
     pub async fn bests(&self) -> Result<Vec<(Mode, i64)>, StorageError> {
-        let tx = self.rexie.transaction(&[BESTS], TransactionMode::ReadOnly)?;
+        let tx = self
+            .rexie
+            .transaction(&[BESTS], TransactionMode::ReadOnly)?;
         let all = tx.store(BESTS)?.get_all(None, None).await?;
         tx.done().await?;
         all.into_iter()
@@ -120,7 +130,9 @@ impl Db {
 
     /// Every outbox entry, in key order.
     pub async fn outbox(&self) -> Result<Vec<OutboxEntry>, StorageError> {
-        let tx = self.rexie.transaction(&[OUTBOX], TransactionMode::ReadOnly)?;
+        let tx = self
+            .rexie
+            .transaction(&[OUTBOX], TransactionMode::ReadOnly)?;
         let all = tx.store(OUTBOX)?.get_all(None, None).await?;
         tx.done().await?;
         all.into_iter().map(from_js).collect()
@@ -147,10 +159,13 @@ impl Db {
         sent: &OutboxEntry,
         sync: Option<SyncState>,
     ) -> Result<bool, StorageError> {
-        let tx = self.rexie.transaction(&[OUTBOX], TransactionMode::ReadWrite)?;
+        let tx = self
+            .rexie
+            .transaction(&[OUTBOX], TransactionMode::ReadWrite)?;
         let outbox = tx.store(OUTBOX)?;
         let key: JsValue = sent.key().to_string().into();
-        let stored: Option<OutboxEntry> = outbox.get(key.clone()).await?.map(from_js).transpose()?;
+        let stored: Option<OutboxEntry> =
+            outbox.get(key.clone()).await?.map(from_js).transpose()?;
         let unchanged = is_still_the_one_sent(stored.as_ref(), sent.score_id);
         if unchanged {
             match (stored, sync) {
@@ -175,7 +190,9 @@ impl Db {
 
     /// Keeps the credentials of the save the server created.
     pub async fn set_credentials(&self, credentials: &Credentials) -> Result<(), StorageError> {
-        let tx = self.rexie.transaction(&[META], TransactionMode::ReadWrite)?;
+        let tx = self
+            .rexie
+            .transaction(&[META], TransactionMode::ReadWrite)?;
         tx.store(META)?
             .put(&to_js(credentials)?, Some(&SAVE_KEY.into()))
             .await?;
@@ -185,7 +202,9 @@ impl Db {
 
     /// Forgets a save the server no longer knows (a 401 on a score).
     pub async fn forget_credentials(&self) -> Result<(), StorageError> {
-        let tx = self.rexie.transaction(&[META], TransactionMode::ReadWrite)?;
+        let tx = self
+            .rexie
+            .transaction(&[META], TransactionMode::ReadWrite)?;
         tx.store(META)?.delete(SAVE_KEY.into()).await?;
         tx.done().await?;
         Ok(())

@@ -57,7 +57,10 @@ async fn outbox_keeps_the_best_per_profile_mode_and_week() {
     let outbox = db.outbox().await.unwrap();
     let ids: Vec<_> = outbox.iter().map(|e| e.score_id).collect();
     assert_eq!(outbox.len(), 2);
-    assert!(ids.contains(&fast.score_id), "the better words result, the earlier of the tie");
+    assert!(
+        ids.contains(&fast.score_id),
+        "the better words result, the earlier of the tie"
+    );
     assert!(ids.contains(&other_mode.score_id));
     assert_eq!(
         db.bests().await.unwrap(),
@@ -70,7 +73,14 @@ async fn concurrent_adds_converge_on_the_best() {
     let (db, _) = fresh_db().await;
     let profile = db.profile(PLAYED_AT).await.unwrap().id;
     let games: Vec<_> = (0..12u32)
-        .map(|i| game(profile, Mode::Time, 100 + (i * 7) % 12 * 10, PLAYED_AT + u64::from(i)))
+        .map(|i| {
+            game(
+                profile,
+                Mode::Time,
+                100 + (i * 7) % 12 * 10,
+                PLAYED_AT + u64::from(i),
+            )
+        })
         .collect();
     let results = join_all(games.iter().map(|g| db.record_result(g))).await;
     assert!(results.iter().all(Result::is_ok));
@@ -123,7 +133,9 @@ async fn stored_records_never_hold_the_token() {
     db.record_result(&entry).await.unwrap();
     let mut sync = entry.sync.clone();
     sync.record_failure(
-        Request::SubmitScore { save_renewed: false },
+        Request::SubmitScore {
+            save_renewed: false,
+        },
         &Failure::http(503, Some("UNAVAILABLE"), None),
         PLAYED_AT + 10,
         0.5,
@@ -135,7 +147,10 @@ async fn stored_records_never_hold_the_token() {
     for store in ["outbox", "history", "bests"] {
         let dump = raw_dump(&name, store).await;
         assert!(!dump.is_empty() && dump != "[]", "{store} holds records");
-        assert!(!dump.contains(&token), "{store} must not hold the token: {dump}");
+        assert!(
+            !dump.contains(&token),
+            "{store} must not hold the token: {dump}"
+        );
     }
     let outbox = raw_dump(&name, "outbox").await;
     assert!(outbox.contains("\"lastError\":\"UNAVAILABLE\""), "{outbox}");

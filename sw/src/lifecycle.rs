@@ -19,7 +19,12 @@ pub fn listen(precache: &Rc<Precache>) {
     let install = precache.clone();
     on("install", move |event: ExtendableEvent| {
         let precache = install.clone();
-        wait_until(&event, async move { fill_cache(&precache).await });
+        // Synchronously, while installing: only then may a worker import a new script.
+        let glue = crate::sync::import_flush_glue();
+        wait_until(&event, async move {
+            glue?;
+            fill_cache(&precache).await
+        });
     });
     let activate = precache.clone();
     on("activate", move |event: ExtendableEvent| {

@@ -44,9 +44,8 @@ fn scope() -> ServiceWorkerGlobalScope {
 
 /// Adds a listener for the life of the worker.
 fn on<E: JsCast + 'static>(event: &str, mut handler: impl FnMut(E) + 'static) {
-    let handler = Closure::<dyn FnMut(JsValue)>::new(move |event: JsValue| {
-        handler(event.unchecked_into())
-    });
+    let handler =
+        Closure::<dyn FnMut(JsValue)>::new(move |event: JsValue| handler(event.unchecked_into()));
     scope()
         .add_event_listener_with_callback(event, handler.as_ref().unchecked_ref())
         .expect("a service worker accepts event listeners");

@@ -72,30 +72,54 @@ mod tests {
     fn the_api_is_never_answered_by_the_worker() {
         for path in ["/api", "/api/", "/api/health", "/api/cached-by-mistake"] {
             assert_eq!(route(get(path), precached), Route::Network, "{path}");
-            let navigation = RequestFacts { is_navigation: true, ..get(path) };
+            let navigation = RequestFacts {
+                is_navigation: true,
+                ..get(path)
+            };
             assert_eq!(route(navigation, precached), Route::Network, "{path}");
         }
         assert_eq!(
-            route(RequestFacts { is_navigation: true, ..get("/apiary") }, precached),
+            route(
+                RequestFacts {
+                    is_navigation: true,
+                    ..get("/apiary")
+                },
+                precached
+            ),
             Route::NavigationNetworkFirst
         );
     }
 
     #[test]
     fn navigations_go_network_first() {
-        let nav = RequestFacts { is_navigation: true, ..get("/") };
+        let nav = RequestFacts {
+            is_navigation: true,
+            ..get("/")
+        };
         assert_eq!(route(nav, precached), Route::NavigationNetworkFirst);
-        let nav_query = RequestFacts { has_query: true, ..nav };
+        let nav_query = RequestFacts {
+            has_query: true,
+            ..nav
+        };
         assert_eq!(route(nav_query, precached), Route::NavigationNetworkFirst);
     }
 
     #[test]
     fn other_methods_origins_and_queries_pass_through() {
-        let post = RequestFacts { method: "POST", ..get("/app.wasm") };
+        let post = RequestFacts {
+            method: "POST",
+            ..get("/app.wasm")
+        };
         assert_eq!(route(post, precached), Route::Network);
-        let foreign = RequestFacts { same_origin: false, ..get("/app.wasm") };
+        let foreign = RequestFacts {
+            same_origin: false,
+            ..get("/app.wasm")
+        };
         assert_eq!(route(foreign, precached), Route::Network);
-        let query = RequestFacts { has_query: true, ..get("/app.wasm") };
+        let query = RequestFacts {
+            has_query: true,
+            ..get("/app.wasm")
+        };
         assert_eq!(route(query, precached), Route::Network);
     }
 }

@@ -22,8 +22,10 @@ pub async fn exclusive<T: 'static>(name: &str, work: impl Future<Output = T> + '
         let (queued, slot) = (work.clone(), output.clone());
         let callback = Closure::once_into_js(move |_lock: JsValue| -> Promise {
             future_to_promise(async move {
-                if let Some(work) = queued.borrow_mut().take() {
-                    *slot.borrow_mut() = Some(work.await);
+                let work = queued.borrow_mut().take();
+                if let Some(work) = work {
+                    let done = work.await;
+                    *slot.borrow_mut() = Some(done);
                 }
                 Ok(JsValue::UNDEFINED)
             })

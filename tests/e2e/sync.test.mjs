@@ -113,6 +113,8 @@ test('Background Sync: the service worker delivers with no page open', async () 
       registrations.find((r) => r.scopeURL === t.origin + '/' && !r.isDeleted),
     );
     await t.context.setOffline(false);
+    // A worker woken for the event alone: its flush module comes from the stored script.
+    await cdp.send('ServiceWorker.stopAllWorkers');
     // The worker flushes what is due; entries still in their backoff fail the event,
     // so keep firing it (as the browser would, later) until the server has the score.
     await eventually(async () => {

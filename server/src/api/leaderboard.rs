@@ -27,16 +27,27 @@ pub async fn show(
     player: Option<Extension<Player>>,
     params: Result<Query<Params>, QueryRejection>,
 ) -> Result<Json<Leaderboard>, ApiError> {
-    let Query(params) = params.map_err(|_| bad_query("INVALID_QUERY", "The query string could not be read."))?;
+    let Query(params) =
+        params.map_err(|_| bad_query("INVALID_QUERY", "The query string could not be read."))?;
     let mode: Mode = params
         .mode
         .as_deref()
         .and_then(|mode| mode.parse().ok())
-        .ok_or_else(|| bad_query("INVALID_MODE", "`mode` must be one of time, words, quote, zh."))?;
+        .ok_or_else(|| {
+            bad_query(
+                "INVALID_MODE",
+                "`mode` must be one of time, words, quote, zh.",
+            )
+        })?;
     let board = match params.board.as_deref() {
         Some("weekly") => Board::Weekly,
         Some("alltime") => Board::Alltime,
-        _ => return Err(bad_query("INVALID_BOARD", "`board` must be weekly or alltime.")),
+        _ => {
+            return Err(bad_query(
+                "INVALID_BOARD",
+                "`board` must be weekly or alltime.",
+            ));
+        }
     };
     let limit = match params.limit.as_deref() {
         None => DEFAULT_LEADERBOARD_LIMIT,
@@ -44,7 +55,12 @@ pub async fn show(
             .parse()
             .ok()
             .filter(|limit| (1..=MAX_LEADERBOARD_LIMIT).contains(limit))
-            .ok_or_else(|| bad_query("INVALID_LIMIT", "`limit` must be a whole number from 1 to 100."))?,
+            .ok_or_else(|| {
+                bad_query(
+                    "INVALID_LIMIT",
+                    "`limit` must be a whole number from 1 to 100.",
+                )
+            })?,
     };
     let current_week = week::week_of(state.clock.now_ms());
     let stored_board = match board {
@@ -71,7 +87,13 @@ pub async fn show(
         value: standing.value,
         achieved_at: standing.achieved_at,
     });
-    Ok(Json(Leaderboard { mode, board, week: current_week, entries, me }))
+    Ok(Json(Leaderboard {
+        mode,
+        board,
+        week: current_week,
+        entries,
+        me,
+    }))
 }
 
 fn bad_query(code: &'static str, message: &'static str) -> ApiError {

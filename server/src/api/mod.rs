@@ -33,7 +33,10 @@ pub fn routes(state: &AppState) -> Router<AppState> {
         .route("/openapi.json", get(openapi::document))
         .route(
             "/saves",
-            post(saves::create).layer(from_fn_with_state(state.clone(), rate_limit::spend_save_creation)),
+            post(saves::create).layer(from_fn_with_state(
+                state.clone(),
+                rate_limit::spend_save_creation,
+            )),
         )
         .route("/leaderboard", get(leaderboard::show))
         .fallback(not_found)

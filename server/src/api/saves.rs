@@ -7,9 +7,9 @@ use crate::json_body::BoundedJson;
 use crate::names::friendly_name;
 use crate::state::AppState;
 use crate::store::queries::Player;
+use axum::Json;
 use axum::extract::{Extension, State};
 use axum::http::StatusCode;
-use axum::Json;
 use keydo_core::api::{CreateSave, DISPLAY_NAME_CHARS, Profile, Save, SaveCreated};
 use uuid::Uuid;
 
@@ -33,10 +33,19 @@ pub async fn create(
     };
     state
         .store
-        .create_player(player, token_sha256(&token.to_string()), state.clock.now_ms())
+        .create_player(
+            player,
+            token_sha256(&token.to_string()),
+            state.clock.now_ms(),
+        )
         .await
         .map_err(ApiError::internal)?;
-    let created = SaveCreated { player_id, token, version: FIRST_VERSION, profile: Profile { display_name } };
+    let created = SaveCreated {
+        player_id,
+        token,
+        version: FIRST_VERSION,
+        profile: Profile { display_name },
+    };
     Ok((StatusCode::CREATED, Json(created)))
 }
 
@@ -45,7 +54,9 @@ pub async fn me(Extension(player): Extension<Player>) -> Result<Json<Save>, ApiE
     Ok(Json(Save {
         player_id,
         version: player.version,
-        profile: Profile { display_name: player.display_name },
+        profile: Profile {
+            display_name: player.display_name,
+        },
     }))
 }
 
@@ -70,10 +81,17 @@ mod tests {
 
     #[test]
     fn display_names_are_trimmed_and_bounded() {
-        assert_eq!(checked_display_name("  键道 Player ").unwrap(), "键道 Player");
+        assert_eq!(
+            checked_display_name("  键道 Player ").unwrap(),
+            "键道 Player"
+        );
         assert!(checked_display_name(&"字".repeat(24)).is_ok());
         for refused in ["", "   ", "a\u{0}b", "tab\there", "new\nline", "\u{7f}"] {
-            assert_eq!(checked_display_name(refused).unwrap_err().code, "INVALID_DISPLAY_NAME", "{refused:?}");
+            assert_eq!(
+                checked_display_name(refused).unwrap_err().code,
+                "INVALID_DISPLAY_NAME",
+                "{refused:?}"
+            );
         }
         assert!(checked_display_name(&"x".repeat(25)).is_err());
     }

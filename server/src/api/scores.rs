@@ -26,7 +26,9 @@ pub async fn submit(
     let now = state.clock.now_ms();
     let current_week = week::week_of(now);
     // A game cannot end in the future; a clock running ahead must not win ties.
-    let achieved_at = i64::try_from(submission.played_at).unwrap_or(i64::MAX).min(now);
+    let achieved_at = i64::try_from(submission.played_at)
+        .unwrap_or(i64::MAX)
+        .min(now);
     let game = Game {
         player_id: player.player_id,
         mode: submission.mode,
@@ -44,7 +46,10 @@ pub async fn submit(
         improved: recorded.all_time.is_this_game,
         best: recorded.all_time.value,
         weekly_accepted,
-        weekly_improved: recorded.weekly.as_ref().is_some_and(|best| best.is_this_game),
+        weekly_improved: recorded
+            .weekly
+            .as_ref()
+            .is_some_and(|best| best.is_this_game),
         weekly_best: recorded.weekly.map(|best| best.value),
         week: current_week,
     }))

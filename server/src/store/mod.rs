@@ -1,8 +1,9 @@
 //! The database: saves and scores on SQLite (a file, the default) or PostgreSQL.
 //!
-//! Both drivers are synchronous; [`Store`] runs their work on tokio's blocking pool
-//! so a slow disk never stalls the async workers. Writes happen in one transaction per
-//! call, reads on a pooled connection.
+//! Both drivers are synchronous; their work runs off the async workers (SQLite's
+//! writes on its writer thread, everything else on tokio's blocking pool), so a slow
+//! disk never stalls request handling. Each write runs in a transaction of its own
+//! (on SQLite: its own savepoint within a batch), reads on a pooled connection.
 
 mod postgres;
 pub mod queries;
@@ -11,9 +12,9 @@ mod sqlite;
 
 use self::postgres::Postgres;
 use self::sqlite::Sqlite;
+use keydo_core::Mode;
 use queries::{Best, Board, Entry, Game, Player, Standing};
 use sql::Sql;
-use keydo_core::Mode;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
@@ -36,12 +37,20 @@ pub enum StoreError {
     #[error("migrating the schema: {0}")]
     Migration(#[from] refinery::Error),
     #[error("opening {path}: {source}")]
-    Open { path: PathBuf, source: rusqlite::Error },
+    Open {
+        path: PathBuf,
+        source: rusqlite::Error,
+    },
     #[error("creating the data directory {dir}: {source}")]
-    CreateDir { dir: PathBuf, source: std::io::Error },
+    CreateDir {
+        dir: PathBuf,
+        source: std::io::Error,
+    },
     #[error("the backup file {0} already exists")]
     BackupExists(PathBuf),
-    #[error("backups of PostgreSQL are taken with pg_dump, e.g. `pg_dump --format=custom --file=keydo.dump <url>`")]
+    #[error(
+        "backups of PostgreSQL are taken with pg_dump, e.g. `pg_dump --format=custom --file=keydo.dump <url>`"
+    )]
     BackupOfPostgres,
     #[error("the path {0} is not UTF-8")]
     NonUtf8Path(PathBuf),
@@ -51,6 +60,12 @@ pub enum StoreError {
     UnexpectedValue(String),
     #[error("the database task stopped: {0}")]
     TaskFailed(#[from] tokio::task::JoinError),
+    #[error("starting the SQLite writer thread: {0}")]
+    WriterThread(std::io::Error),
+    #[error("the SQLite writer thread stopped")]
+    WriterStopped,
+    #[error("committing a batch of writes: {0}")]
+    Commit(String),
 }
 
 /// Where the database lives, from `--data-dir` / `--database-url`.
@@ -68,7 +83,10 @@ impl Location {
         };
         if url.starts_with("postgres://") || url.starts_with("postgresql://") {
             Ok(Location::Postgres(url.to_owned()))
-        } else if let Some(path) = url.strip_prefix("sqlite://").or_else(|| url.strip_prefix("sqlite:")) {
+        } else if let Some(path) = url
+            .strip_prefix("sqlite://")
+            .or_else(|| url.strip_prefix("sqlite:"))
+        {
             Ok(Location::Sqlite(PathBuf::from(path)))
         } else {
             Err(StoreError::UnsupportedUrl(url.to_owned()))
@@ -102,23 +120,41 @@ impl Store {
             Location::Sqlite(path) => Database::Sqlite(Sqlite::open(path)?),
             Location::Postgres(url) => Database::Postgres(Postgres::open(url)?),
         };
-        Ok(Store { database: Arc::new(database) })
+        Ok(Store {
+            database: Arc::new(database),
+        })
     }
 
-    pub async fn create_player(&self, player: Player, token_sha256: String, created_at: i64) -> Result<(), StoreError> {
-        self.write(move |sql| queries::insert_player(sql, &player, &token_sha256, created_at)).await
+    pub async fn create_player(
+        &self,
+        player: Player,
+        token_sha256: String,
+        created_at: i64,
+    ) -> Result<(), StoreError> {
+        self.write(move |sql| queries::insert_player(sql, &player, &token_sha256, created_at))
+            .await
     }
 
-    pub async fn player_by_token(&self, token_sha256: String) -> Result<Option<Player>, StoreError> {
-        self.read(move |sql| queries::player_by_token(sql, &token_sha256)).await
+    pub async fn player_by_token(
+        &self,
+        token_sha256: String,
+    ) -> Result<Option<Player>, StoreError> {
+        self.read(move |sql| queries::player_by_token(sql, &token_sha256))
+            .await
     }
 
     /// Records a validated game on the all-time board and, when `current_week` is
     /// given, on that week's board, in one transaction.
-    pub async fn record_game(&self, game: Game, current_week: Option<i64>) -> Result<Recorded, StoreError> {
+    pub async fn record_game(
+        &self,
+        game: Game,
+        current_week: Option<i64>,
+    ) -> Result<Recorded, StoreError> {
         self.write(move |sql| {
             let all_time = queries::record(sql, Board::AllTime, &game)?;
-            let weekly = current_week.map(|week| queries::record(sql, Board::Week(week), &game)).transpose()?;
+            let weekly = current_week
+                .map(|week| queries::record(sql, Board::Week(week), &game))
+                .transpose()?;
             Ok(Recorded { all_time, weekly })
         })
         .await
@@ -151,24 +187,20 @@ impl Store {
         &self,
         f: impl FnOnce(&mut dyn Sql) -> Result<R, StoreError> + Send + 'static,
     ) -> Result<R, StoreError> {
-        let database = Arc::clone(&self.database);
-        tokio::task::spawn_blocking(move || match &*database {
-            Database::Sqlite(sqlite) => sqlite.read(f),
-            Database::Postgres(postgres) => postgres.read(f),
-        })
-        .await?
+        match &*self.database {
+            Database::Sqlite(sqlite) => sqlite.read(f).await,
+            Database::Postgres(postgres) => postgres.read(f).await,
+        }
     }
 
     async fn write<R: Send + 'static>(
         &self,
         f: impl FnOnce(&mut dyn Sql) -> Result<R, StoreError> + Send + 'static,
     ) -> Result<R, StoreError> {
-        let database = Arc::clone(&self.database);
-        tokio::task::spawn_blocking(move || match &*database {
-            Database::Sqlite(sqlite) => sqlite.write(f),
-            Database::Postgres(postgres) => postgres.write(f),
-        })
-        .await?
+        match &*self.database {
+            Database::Sqlite(sqlite) => sqlite.write(f).await,
+            Database::Postgres(postgres) => postgres.write(f).await,
+        }
     }
 }
 

@@ -12,11 +12,12 @@ use postgres::{GenericClient, NoTls};
 use r2d2::Pool;
 use r2d2_postgres::PostgresConnectionManager;
 use std::error::Error;
+use std::sync::Arc;
 
 const CONNECTIONS: u32 = 8;
 
 pub struct Postgres {
-    pool: ClosedOffRuntime,
+    pool: Arc<ClosedOffRuntime>,
 }
 
 impl Postgres {
@@ -27,24 +28,36 @@ impl Postgres {
             .max_size(CONNECTIONS)
             .build(PostgresConnectionManager::new(config, NoTls))?;
         migrations::runner().run(&mut *pool.get()?)?;
-        Ok(Postgres { pool: ClosedOffRuntime(Some(pool)) })
+        Ok(Postgres {
+            pool: Arc::new(ClosedOffRuntime(Some(pool))),
+        })
     }
 
-    fn pool(&self) -> &Pool<PostgresConnectionManager<NoTls>> {
-        self.pool.0.as_ref().expect("the pool is only taken when dropped")
+    pub async fn read<R: Send + 'static>(
+        &self,
+        f: impl FnOnce(&mut dyn Sql) -> Result<R, StoreError> + Send + 'static,
+    ) -> Result<R, StoreError> {
+        let pool = Arc::clone(&self.pool);
+        tokio::task::spawn_blocking(move || {
+            let mut client = pool.get()?;
+            f(&mut PostgresSql(&mut *client))
+        })
+        .await?
     }
 
-    pub fn read<R>(&self, f: impl FnOnce(&mut dyn Sql) -> Result<R, StoreError>) -> Result<R, StoreError> {
-        let mut client = self.pool().get()?;
-        f(&mut PostgresSql(&mut *client))
-    }
-
-    pub fn write<R>(&self, f: impl FnOnce(&mut dyn Sql) -> Result<R, StoreError>) -> Result<R, StoreError> {
-        let mut client = self.pool().get()?;
-        let mut transaction = client.transaction()?;
-        let result = f(&mut PostgresSql(&mut transaction))?;
-        transaction.commit()?;
-        Ok(result)
+    pub async fn write<R: Send + 'static>(
+        &self,
+        f: impl FnOnce(&mut dyn Sql) -> Result<R, StoreError> + Send + 'static,
+    ) -> Result<R, StoreError> {
+        let pool = Arc::clone(&self.pool);
+        tokio::task::spawn_blocking(move || {
+            let mut client = pool.get()?;
+            let mut transaction = client.transaction()?;
+            let result = f(&mut PostgresSql(&mut transaction))?;
+            transaction.commit()?;
+            Ok(result)
+        })
+        .await?
     }
 }
 
@@ -52,6 +65,16 @@ impl Postgres {
 /// on the client's own runtime, which panics on an async worker thread (where the last
 /// handle to the store usually goes away).
 struct ClosedOffRuntime(Option<Pool<PostgresConnectionManager<NoTls>>>);
+
+impl ClosedOffRuntime {
+    fn get(&self) -> Result<r2d2::PooledConnection<PostgresConnectionManager<NoTls>>, StoreError> {
+        Ok(self
+            .0
+            .as_ref()
+            .expect("the pool is only taken when dropped")
+            .get()?)
+    }
+}
 
 impl Drop for ClosedOffRuntime {
     fn drop(&mut self) {
@@ -79,13 +102,19 @@ impl<C: GenericClient> Sql for PostgresSql<'_, C> {
                     .enumerate()
                     .map(|(index, column)| {
                         Ok(match *column.type_() {
-                            Type::INT8 => row.get::<_, Option<i64>>(index).map_or(Value::Null, Value::Int),
-                            Type::INT4 => row.get::<_, Option<i32>>(index).map_or(Value::Null, |v| Value::Int(v.into())),
-                            Type::TEXT | Type::VARCHAR => {
-                                row.get::<_, Option<String>>(index).map_or(Value::Null, Value::Text)
-                            }
+                            Type::INT8 => row
+                                .get::<_, Option<i64>>(index)
+                                .map_or(Value::Null, Value::Int),
+                            Type::INT4 => row
+                                .get::<_, Option<i32>>(index)
+                                .map_or(Value::Null, |v| Value::Int(v.into())),
+                            Type::TEXT | Type::VARCHAR => row
+                                .get::<_, Option<String>>(index)
+                                .map_or(Value::Null, Value::Text),
                             ref other => {
-                                return Err(StoreError::UnexpectedValue(format!("column {index} has type {other}")));
+                                return Err(StoreError::UnexpectedValue(format!(
+                                    "column {index} has type {other}"
+                                )));
                             }
                         })
                     })
@@ -97,7 +126,11 @@ impl<C: GenericClient> Sql for PostgresSql<'_, C> {
 }
 
 impl ToSql for Param<'_> {
-    fn to_sql(&self, ty: &Type, out: &mut BytesMut) -> Result<IsNull, Box<dyn Error + Sync + Send>> {
+    fn to_sql(
+        &self,
+        ty: &Type,
+        out: &mut BytesMut,
+    ) -> Result<IsNull, Box<dyn Error + Sync + Send>> {
         match *self {
             // Checked: the outer check accepts either type for either variant.
             Param::Int(value) => value.to_sql_checked(ty, out),

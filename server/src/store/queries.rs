@@ -129,7 +129,10 @@ pub fn insert_player(
     Ok(())
 }
 
-pub fn player_by_token(sql: &mut dyn Sql, token_sha256: &str) -> Result<Option<Player>, StoreError> {
+pub fn player_by_token(
+    sql: &mut dyn Sql,
+    token_sha256: &str,
+) -> Result<Option<Player>, StoreError> {
     sql.query_opt(
         "SELECT player_id, display_name, version FROM players WHERE token_sha256 = $1",
         &[Param::Text(token_sha256)],
@@ -167,15 +170,24 @@ pub fn record(sql: &mut dyn Sql, board: Board, game: &Game) -> Result<Best, Stor
     let statements = board.statements();
     let player_scope = board.player_scope(&game.player_id, game.mode);
     let mut upsert = player_scope.clone();
-    upsert.extend([Param::Int(game.value), Param::Text(&game.score_id), Param::Int(game.achieved_at)]);
+    upsert.extend([
+        Param::Int(game.value),
+        Param::Text(&game.score_id),
+        Param::Int(game.achieved_at),
+    ]);
     // The upsert returns the row only when it wrote it; otherwise read the standing best.
     let row = match sql.query_opt(statements.upsert, &upsert)? {
         Some(row) => row,
         None => sql
             .query_opt(statements.best, &player_scope)?
-            .ok_or_else(|| StoreError::UnexpectedValue("a best vanished inside its transaction".into()))?,
+            .ok_or_else(|| {
+                StoreError::UnexpectedValue("a best vanished inside its transaction".into())
+            })?,
     };
-    Ok(Best { value: row.int(0)?, is_this_game: row.text(1)? == game.score_id })
+    Ok(Best {
+        value: row.int(0)?,
+        is_this_game: row.text(1)? == game.score_id,
+    })
 }
 
 /// One line of a leaderboard.
@@ -188,13 +200,22 @@ pub struct Entry {
 
 /// The best `limit` rows of a board, best first; ties go to the earlier game, then to
 /// the smaller player id, so the order never depends on storage.
-pub fn top(sql: &mut dyn Sql, board: Board, mode: Mode, limit: i64) -> Result<Vec<Entry>, StoreError> {
+pub fn top(
+    sql: &mut dyn Sql,
+    board: Board,
+    mode: Mode,
+    limit: i64,
+) -> Result<Vec<Entry>, StoreError> {
     let mut params = board.scope(mode);
     params.push(Param::Int(limit));
     sql.query(board.statements().top, &params)?
         .iter()
         .map(|row| {
-            Ok(Entry { display_name: row.text(0)?.to_owned(), value: row.int(1)?, achieved_at: row.int(2)? })
+            Ok(Entry {
+                display_name: row.text(0)?.to_owned(),
+                value: row.int(1)?,
+                achieved_at: row.int(2)?,
+            })
         })
         .collect()
 }
@@ -213,9 +234,18 @@ pub fn standing(
     mode: Mode,
     player_id: &str,
 ) -> Result<Option<Standing>, StoreError> {
-    sql.query_opt(board.statements().rank, &board.player_scope(player_id, mode))?
-        .map(|row: Row| Ok(Standing { value: row.int(0)?, achieved_at: row.int(1)?, rank: row.int(2)? }))
-        .transpose()
+    sql.query_opt(
+        board.statements().rank,
+        &board.player_scope(player_id, mode),
+    )?
+    .map(|row: Row| {
+        Ok(Standing {
+            value: row.int(0)?,
+            achieved_at: row.int(1)?,
+            rank: row.int(2)?,
+        })
+    })
+    .transpose()
 }
 
 /// Whether the database answers.

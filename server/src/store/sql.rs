@@ -31,14 +31,18 @@ impl Row {
     pub fn int(&self, column: usize) -> Result<i64, StoreError> {
         match self.0.get(column) {
             Some(Value::Int(value)) => Ok(*value),
-            other => Err(StoreError::UnexpectedValue(format!("column {column} is {other:?}, not an integer"))),
+            other => Err(StoreError::UnexpectedValue(format!(
+                "column {column} is {other:?}, not an integer"
+            ))),
         }
     }
 
     pub fn text(&self, column: usize) -> Result<&str, StoreError> {
         match self.0.get(column) {
             Some(Value::Text(value)) => Ok(value),
-            other => Err(StoreError::UnexpectedValue(format!("column {column} is {other:?}, not text"))),
+            other => Err(StoreError::UnexpectedValue(format!(
+                "column {column} is {other:?}, not text"
+            ))),
         }
     }
 }

@@ -1,12 +1,15 @@
-//! SQLite: one file, WAL, one writer connection and a few readers.
+//! SQLite: one file, WAL, a single writer thread that commits in batches, and a pool
+//! of readers.
 //!
-//! SQLite allows one writer at a time. Giving writes a single pooled connection makes
-//! them queue in the pool (first come, first served) instead of spinning in SQLite's
-//! busy handler, whose sleeps would dominate tail latency; `BEGIN IMMEDIATE` still takes
-//! the write lock up front so another process (a backup, an operator's shell) can never
-//! turn a read transaction into a failed upgrade. WAL lets readers and the backup run
-//! alongside the writer; `synchronous = NORMAL` is durable across application crashes
-//! and only risks the last commits on power loss, the usual trade for WAL.
+//! SQLite allows one writer at a time, so writes go to one thread over a channel
+//! instead of contending for the lock (SQLite's busy handler sleeps, which would rule
+//! tail latency). The thread takes every write that is waiting, up to
+//! [`MAX_BATCH`], and runs them in one `BEGIN IMMEDIATE` transaction, each inside its
+//! own savepoint so one failing write does not undo the others; results are delivered
+//! only after the commit. Under load, one commit then pays for many writes (group
+//! commit); alone, a write is a batch of one. WAL lets readers and backups run
+//! alongside; `synchronous = NORMAL` is durable across application crashes and only
+//! risks the last commits on power loss, the usual trade with WAL.
 
 use super::sql::{Param, Row, Sql, Value};
 use super::{StoreError, migrations};
@@ -15,20 +18,31 @@ use r2d2_sqlite::SqliteConnectionManager;
 use rusqlite::types::{ToSqlOutput, ValueRef};
 use rusqlite::{Connection, OpenFlags, ToSql, TransactionBehavior};
 use std::path::Path;
+use std::sync::mpsc;
 use std::time::Duration;
+use tokio::sync::oneshot;
 
 /// How long a statement waits for a lock held by another process before failing.
 const BUSY_TIMEOUT: Duration = Duration::from_secs(5);
 /// Readers serve leaderboards and token lookups concurrently with the writer.
 const READERS: u32 = 4;
+/// The most writes committed together.
+const MAX_BATCH: usize = 64;
+
+/// One write: runs in its own savepoint and says whether it succeeded; the returned
+/// delivery hands its result over once the batch's commit is known.
+type WriteJob = Box<dyn FnOnce(&mut dyn Sql) -> (bool, Delivery) + Send>;
+/// Called with the commit's error, if the commit failed.
+type Delivery = Box<dyn FnOnce(Option<&rusqlite::Error>) + Send>;
 
 pub struct Sqlite {
-    writer: Pool<SqliteConnectionManager>,
+    writes: mpsc::Sender<WriteJob>,
     readers: Pool<SqliteConnectionManager>,
 }
 
 impl Sqlite {
-    /// Opens (creating if missing) the database file and brings its schema up to date.
+    /// Opens (creating if missing) the database file, brings its schema up to date and
+    /// starts the writer thread. Blocking.
     pub fn open(path: &Path) -> Result<Self, StoreError> {
         if let Some(dir) = path.parent().filter(|dir| !dir.as_os_str().is_empty()) {
             std::fs::create_dir_all(dir).map_err(|source| StoreError::CreateDir {
@@ -36,24 +50,114 @@ impl Sqlite {
                 source,
             })?;
         }
-        let connections = || SqliteConnectionManager::file(path).with_init(configure);
-        let writer = Pool::builder().max_size(1).build(connections())?;
-        migrations::runner().run(&mut *writer.get()?)?;
-        let readers = Pool::builder().max_size(READERS).build(connections())?;
-        Ok(Sqlite { writer, readers })
+        let mut writer = Connection::open(path).map_err(|source| StoreError::Open {
+            path: path.to_owned(),
+            source,
+        })?;
+        configure(&mut writer)?;
+        migrations::runner().run(&mut writer)?;
+        let (writes, jobs) = mpsc::channel();
+        std::thread::Builder::new()
+            .name("keydo-sqlite-writer".into())
+            .spawn(move || write_batches(writer, jobs))
+            .map_err(StoreError::WriterThread)?;
+        let readers = Pool::builder()
+            .max_size(READERS)
+            .build(SqliteConnectionManager::file(path).with_init(configure))?;
+        Ok(Sqlite { writes, readers })
     }
 
-    pub fn read<R>(&self, f: impl FnOnce(&mut dyn Sql) -> Result<R, StoreError>) -> Result<R, StoreError> {
-        let connection = self.readers.get()?;
-        f(&mut SqliteSql(&connection))
+    pub async fn read<R: Send + 'static>(
+        &self,
+        f: impl FnOnce(&mut dyn Sql) -> Result<R, StoreError> + Send + 'static,
+    ) -> Result<R, StoreError> {
+        let readers = self.readers.clone();
+        tokio::task::spawn_blocking(move || f(&mut SqliteSql(&*readers.get()?))).await?
     }
 
-    pub fn write<R>(&self, f: impl FnOnce(&mut dyn Sql) -> Result<R, StoreError>) -> Result<R, StoreError> {
-        let mut connection = self.writer.get()?;
-        let transaction = connection.transaction_with_behavior(TransactionBehavior::Immediate)?;
-        let result = f(&mut SqliteSql(&transaction))?;
-        transaction.commit()?;
-        Ok(result)
+    /// Runs `f` in the next batch and answers once that batch is committed.
+    pub async fn write<R: Send + 'static>(
+        &self,
+        f: impl FnOnce(&mut dyn Sql) -> Result<R, StoreError> + Send + 'static,
+    ) -> Result<R, StoreError> {
+        let (answer, answered) = oneshot::channel();
+        let job: WriteJob = Box::new(move |sql| {
+            let result = f(sql);
+            let succeeded = result.is_ok();
+            let delivery: Delivery = Box::new(move |commit_error| {
+                let result = match commit_error {
+                    None => result,
+                    Some(error) => Err(StoreError::Commit(error.to_string())),
+                };
+                // The caller may have gone (a timed-out request); the write stands.
+                let _ = answer.send(result);
+            });
+            (succeeded, delivery)
+        });
+        self.writes
+            .send(job)
+            .map_err(|_| StoreError::WriterStopped)?;
+        answered.await.map_err(|_| StoreError::WriterStopped)?
+    }
+}
+
+/// The writer thread: batches until every sender is gone.
+fn write_batches(mut connection: Connection, jobs: mpsc::Receiver<WriteJob>) {
+    while let Ok(first) = jobs.recv() {
+        let batch: Vec<WriteJob> = std::iter::once(first)
+            .chain(jobs.try_iter().take(MAX_BATCH - 1))
+            .collect();
+        commit_batch(&mut connection, batch);
+    }
+}
+
+fn commit_batch(connection: &mut Connection, batch: Vec<WriteJob>) {
+    let mut transaction = match connection.transaction_with_behavior(TransactionBehavior::Immediate)
+    {
+        Ok(transaction) => transaction,
+        Err(error) => return fail_all(batch, &error),
+    };
+    let mut deliveries = Vec::with_capacity(batch.len());
+    for job in batch {
+        let mut savepoint = match transaction.savepoint() {
+            Ok(savepoint) => savepoint,
+            Err(error) => {
+                let (_, delivery) = job(&mut Unavailable(&error));
+                deliveries.push(delivery);
+                continue;
+            }
+        };
+        let (succeeded, delivery) = job(&mut SqliteSql(&savepoint));
+        // Dropping a savepoint rolls it back; a failed write leaves no trace.
+        let released = if succeeded {
+            savepoint.commit()
+        } else {
+            savepoint.rollback()
+        };
+        if let Err(error) = released {
+            tracing::error!(cause = %error, "releasing a savepoint failed");
+        }
+        deliveries.push(delivery);
+    }
+    let committed = transaction.commit();
+    for delivery in deliveries {
+        delivery(committed.as_ref().err());
+    }
+}
+
+fn fail_all(batch: Vec<WriteJob>, error: &rusqlite::Error) {
+    for job in batch {
+        let (_, delivery) = job(&mut Unavailable(error));
+        delivery(Some(error));
+    }
+}
+
+/// Stands in for a connection when the batch could not start: every statement fails.
+struct Unavailable<'e>(&'e rusqlite::Error);
+
+impl Sql for Unavailable<'_> {
+    fn query(&mut self, _sql: &str, _params: &[Param<'_>]) -> Result<Vec<Row>, StoreError> {
+        Err(StoreError::Commit(self.0.to_string()))
     }
 }
 
@@ -74,10 +178,17 @@ pub fn backup(path: &Path, file: &Path) -> Result<(), StoreError> {
         return Err(StoreError::BackupExists(file.to_owned()));
     }
     // Open without CREATE: a mistyped path must fail, not back up an empty database.
-    let connection = Connection::open_with_flags(path, OpenFlags::SQLITE_OPEN_READ_WRITE)
-        .map_err(|source| StoreError::Open { path: path.to_owned(), source })?;
+    let connection =
+        Connection::open_with_flags(path, OpenFlags::SQLITE_OPEN_READ_WRITE).map_err(|source| {
+            StoreError::Open {
+                path: path.to_owned(),
+                source,
+            }
+        })?;
     connection.busy_timeout(BUSY_TIMEOUT)?;
-    let target = file.to_str().ok_or_else(|| StoreError::NonUtf8Path(file.to_owned()))?;
+    let target = file
+        .to_str()
+        .ok_or_else(|| StoreError::NonUtf8Path(file.to_owned()))?;
     connection.execute("VACUUM INTO ?1", [target])?;
     Ok(())
 }
@@ -94,9 +205,14 @@ impl Sql for SqliteSql<'_> {
             let values = (0..columns)
                 .map(|column| match row.get_ref(column)? {
                     ValueRef::Integer(value) => Ok(Value::Int(value)),
-                    ValueRef::Text(bytes) => Ok(Value::Text(String::from_utf8_lossy(bytes).into_owned())),
+                    ValueRef::Text(bytes) => {
+                        Ok(Value::Text(String::from_utf8_lossy(bytes).into_owned()))
+                    }
                     ValueRef::Null => Ok(Value::Null),
-                    other => Err(StoreError::UnexpectedValue(format!("column {column} holds {:?}", other.data_type()))),
+                    other => Err(StoreError::UnexpectedValue(format!(
+                        "column {column} holds {:?}",
+                        other.data_type()
+                    ))),
                 })
                 .collect::<Result<_, StoreError>>()?;
             read.push(Row(values));

@@ -33,11 +33,17 @@ pub const SHELL: &[(&str, &str)] = &[
     ("keydo_worker.js", "self.wasm_bindgen = {};"),
     ("keydo_worker_wasm.js", "self.KEYDO_WASM = '';"),
     ("keydo_worker_bg.wasm", "\0asm"),
-    ("keydo-app-1a2b3c4d5e6f7a8b.js", "export default function init() {}"),
+    (
+        "keydo-app-1a2b3c4d5e6f7a8b.js",
+        "export default function init() {}",
+    ),
     ("keydo-app-1a2b3c4d5e6f7a8b_bg.wasm", "\0asm\x01\0\0\0"),
     ("style-0123456789abcdef.css", "body { color: black; }"),
     ("manifest.webmanifest", "{\"name\": \"KeyDo\"}"),
-    ("precache-manifest.json", "{\"cacheName\": \"keydo-precache-x\", \"files\": []}"),
+    (
+        "precache-manifest.json",
+        "{\"cacheName\": \"keydo-precache-x\", \"files\": []}",
+    ),
     ("icons/icon-192.png", "\u{89}PNG"),
     ("corpus/zh.txt", "键道"),
 ];
@@ -96,7 +102,9 @@ pub fn limits(per_ip: u32, per_identity: u32, saves: u32) -> RateLimits {
 
 /// The PostgreSQL server tests may use (`scripts/with-postgres.sh` sets it).
 pub fn postgres_admin_url() -> Option<String> {
-    std::env::var("KEYDO_TEST_POSTGRES_URL").ok().filter(|url| !url.is_empty())
+    std::env::var("KEYDO_TEST_POSTGRES_URL")
+        .ok()
+        .filter(|url| !url.is_empty())
 }
 
 /// A server of our own: router, database, dist and clock.
@@ -123,9 +131,14 @@ impl TestServer {
         };
         let store = {
             let location = location.clone();
-            tokio::task::spawn_blocking(move || Store::open(&location)).await.unwrap().unwrap()
+            tokio::task::spawn_blocking(move || Store::open(&location))
+                .await
+                .unwrap()
+                .unwrap()
         };
-        let clock = Arc::new(ManualClock(AtomicI64::new(MONDAY_2026_11_30_UTC8 + 3_600_000)));
+        let clock = Arc::new(ManualClock(AtomicI64::new(
+            MONDAY_2026_11_30_UTC8 + 3_600_000,
+        )));
         let settings = Settings {
             dist: options.dist.unwrap_or_else(|| dist.path().to_owned()),
             public_origin: options.public_origin,
@@ -133,7 +146,14 @@ impl TestServer {
             request_timeout: options.request_timeout,
         };
         let router = router::build(AppState::new(settings, store, clock.clone()));
-        TestServer { router, clock, location, dist, data, postgres_database }
+        TestServer {
+            router,
+            clock,
+            location,
+            dist,
+            data,
+            postgres_database,
+        }
     }
 
     pub async fn sqlite() -> TestServer {
@@ -161,7 +181,10 @@ impl TestServer {
     }
 
     pub async fn send_from(&self, client: SocketAddr, request: Request<Body>) -> Response<Body> {
-        self.app_from(client).oneshot(request).await.expect("the router is infallible")
+        self.app_from(client)
+            .oneshot(request)
+            .await
+            .expect("the router is infallible")
     }
 
     pub async fn send(&self, request: Request<Body>) -> Response<Body> {
@@ -169,7 +192,8 @@ impl TestServer {
     }
 
     pub async fn get(&self, uri: &str) -> Response<Body> {
-        self.send(Request::get(uri).body(Body::empty()).unwrap()).await
+        self.send(Request::get(uri).body(Body::empty()).unwrap())
+            .await
     }
 
     /// A fresh save, via the API.
@@ -184,7 +208,10 @@ impl TestServer {
     pub async fn listen(&self) -> SocketAddr {
         let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
         let address = listener.local_addr().unwrap();
-        let app = self.router.clone().into_make_service_with_connect_info::<SocketAddr>();
+        let app = self
+            .router
+            .clone()
+            .into_make_service_with_connect_info::<SocketAddr>();
         tokio::spawn(async move { axum::serve(listener, app).await.unwrap() });
         address
     }
@@ -200,7 +227,9 @@ struct PostgresDatabase {
 impl PostgresDatabase {
     async fn create(admin_url: &str) -> PostgresDatabase {
         let name = format!("keydo_test_{}", uuid::Uuid::new_v4().simple());
-        let (base, _admin_database) = admin_url.rsplit_once('/').expect("a URL ending in /<database>");
+        let (base, _admin_database) = admin_url
+            .rsplit_once('/')
+            .expect("a URL ending in /<database>");
         let database = PostgresDatabase {
             admin_url: admin_url.to_owned(),
             url: format!("{base}/{name}"),
@@ -208,21 +237,29 @@ impl PostgresDatabase {
         };
         let statement = format!("CREATE DATABASE {}", database.name);
         let admin_url = database.admin_url.clone();
-        tokio::task::spawn_blocking(move || admin(&admin_url, &statement)).await.unwrap();
+        tokio::task::spawn_blocking(move || admin(&admin_url, &statement))
+            .await
+            .unwrap();
         database
     }
 }
 
 impl Drop for PostgresDatabase {
     fn drop(&mut self) {
-        let (admin_url, statement) = (self.admin_url.clone(), format!("DROP DATABASE {} WITH (FORCE)", self.name));
+        let (admin_url, statement) = (
+            self.admin_url.clone(),
+            format!("DROP DATABASE {} WITH (FORCE)", self.name),
+        );
         // The synchronous client runs its own runtime, so not on this (async) thread.
-        std::thread::spawn(move || admin(&admin_url, &statement)).join().unwrap();
+        std::thread::spawn(move || admin(&admin_url, &statement))
+            .join()
+            .unwrap();
     }
 }
 
 fn admin(admin_url: &str, statement: &str) {
-    let mut client = postgres::Client::connect(admin_url, postgres::NoTls).expect("connecting to the test PostgreSQL");
+    let mut client = postgres::Client::connect(admin_url, postgres::NoTls)
+        .expect("connecting to the test PostgreSQL");
     client.batch_execute(statement).unwrap();
 }
 
@@ -249,9 +286,10 @@ pub fn post_json(uri: &str, body: &Value) -> Request<Body> {
 }
 
 pub fn with_token(mut request: Request<Body>, token: impl std::fmt::Display) -> Request<Body> {
-    request
-        .headers_mut()
-        .insert(header::AUTHORIZATION, format!("Bearer {token}").parse().unwrap());
+    request.headers_mut().insert(
+        header::AUTHORIZATION,
+        format!("Bearer {token}").parse().unwrap(),
+    );
     request
 }
 
@@ -267,12 +305,16 @@ pub fn words_game(score_id: uuid::Uuid, week: i64, correct_chars: u32, played_at
 }
 
 pub async fn body_bytes(response: Response<Body>) -> Vec<u8> {
-    to_bytes(response.into_body(), usize::MAX).await.unwrap().to_vec()
+    to_bytes(response.into_body(), usize::MAX)
+        .await
+        .unwrap()
+        .to_vec()
 }
 
 pub async fn body_json(response: Response<Body>) -> Value {
     let bytes = body_bytes(response).await;
-    serde_json::from_slice(&bytes).unwrap_or_else(|_| panic!("not JSON: {}", String::from_utf8_lossy(&bytes)))
+    serde_json::from_slice(&bytes)
+        .unwrap_or_else(|_| panic!("not JSON: {}", String::from_utf8_lossy(&bytes)))
 }
 
 pub fn header<'a>(response: &'a Response<Body>, name: &str) -> &'a str {
@@ -294,6 +336,11 @@ pub async fn assert_error(response: Response<Body>, status: u16, code: &str) -> 
     let body = body_json(response).await;
     assert_eq!(body["error"]["code"], code, "{body}");
     assert_eq!(body["error"]["requestId"], request_id.as_str());
-    assert!(body["error"]["message"].as_str().is_some_and(|m| m.ends_with('.')), "{body}");
+    assert!(
+        body["error"]["message"]
+            .as_str()
+            .is_some_and(|m| m.ends_with('.')),
+        "{body}"
+    );
     body
 }

@@ -1,7 +1,9 @@
 //! Behaviours of saves, scores and leaderboards, written once and run on every
 //! database (`api.rs` on SQLite, `postgres.rs` on PostgreSQL).
 
-use super::{TestServer, assert_error, body_json, post_json, with_token, words_game, MONDAY_2026_11_30_UTC8};
+use super::{
+    MONDAY_2026_11_30_UTC8, TestServer, assert_error, body_json, post_json, with_token, words_game,
+};
 use axum::body::Body;
 use axum::http::Request;
 use keydo_core::api::{Leaderboard, Save, ScoreAck};
@@ -10,13 +12,17 @@ use serde_json::{Value, json};
 use uuid::Uuid;
 
 async fn submit(server: &TestServer, token: Uuid, game: &Value) -> ScoreAck {
-    let response = server.send(with_token(post_json("/api/scores", game), token)).await;
+    let response = server
+        .send(with_token(post_json("/api/scores", game), token))
+        .await;
     assert_eq!(response.status(), 200);
     serde_json::from_value(body_json(response).await).unwrap()
 }
 
 async fn leaderboard(server: &TestServer, query: &str, token: Option<Uuid>) -> Leaderboard {
-    let mut request = Request::get(format!("/api/leaderboard?{query}")).body(Body::empty()).unwrap();
+    let mut request = Request::get(format!("/api/leaderboard?{query}"))
+        .body(Body::empty())
+        .unwrap();
     if let Some(token) = token {
         request = with_token(request, token);
     }
@@ -32,7 +38,12 @@ fn current_week(server: &TestServer) -> i64 {
 
 /// A save is created with a chosen or generated name and shown back without its token.
 pub async fn saves_are_created_and_shown(server: &TestServer) {
-    let response = server.send(post_json("/api/saves", &json!({ "displayName": " 键道 Typist " }))).await;
+    let response = server
+        .send(post_json(
+            "/api/saves",
+            &json!({ "displayName": " 键道 Typist " }),
+        ))
+        .await;
     assert_eq!(response.status(), 201);
     let created = body_json(response).await;
     assert_eq!(created["profile"]["displayName"], "键道 Typist");
@@ -40,12 +51,23 @@ pub async fn saves_are_created_and_shown(server: &TestServer) {
     let token: Uuid = created["token"].as_str().unwrap().parse().unwrap();
     assert_eq!(token.get_version_num(), 4);
 
-    let response = server.send(with_token(Request::get("/api/saves/me").body(Body::empty()).unwrap(), token)).await;
+    let response = server
+        .send(with_token(
+            Request::get("/api/saves/me").body(Body::empty()).unwrap(),
+            token,
+        ))
+        .await;
     assert_eq!(response.status(), 200);
     let me = body_json(response).await;
-    assert!(me.get("token").is_none(), "the token is shown only once: {me}");
+    assert!(
+        me.get("token").is_none(),
+        "the token is shown only once: {me}"
+    );
     let me: Save = serde_json::from_value(me).unwrap();
-    assert_eq!(me.player_id.to_string(), created["playerId"].as_str().unwrap());
+    assert_eq!(
+        me.player_id.to_string(),
+        created["playerId"].as_str().unwrap()
+    );
     assert_eq!(me.profile.display_name, "键道 Typist");
 
     let generated = server.create_save().await;
@@ -53,14 +75,24 @@ pub async fn saves_are_created_and_shown(server: &TestServer) {
     assert_eq!(words.len(), 3, "{}", generated.profile.display_name);
     assert!(words[2].parse::<u8>().is_ok_and(|n| (10..=99).contains(&n)));
 
-    let refused = server.send(post_json("/api/saves", &json!({ "displayName": "x".repeat(25) }))).await;
+    let refused = server
+        .send(post_json(
+            "/api/saves",
+            &json!({ "displayName": "x".repeat(25) }),
+        ))
+        .await;
     assert_error(refused, 422, "INVALID_DISPLAY_NAME").await;
 }
 
 /// The same game sent 100 times at once is recorded once, and every answer is the same.
 pub async fn the_same_game_sent_100_times_is_one_row(server: &TestServer) {
     let save = server.create_save().await;
-    let game = words_game(Uuid::new_v4(), current_week(server), 400, MONDAY_2026_11_30_UTC8);
+    let game = words_game(
+        Uuid::new_v4(),
+        current_week(server),
+        400,
+        MONDAY_2026_11_30_UTC8,
+    );
     let answers = futures_util::future::join_all((0..100).map(|_| {
         let request = with_token(post_json("/api/scores", &game), save.token);
         let app = server.app_from(super::client_addr());
@@ -80,7 +112,12 @@ pub async fn the_same_game_sent_100_times_is_one_row(server: &TestServer) {
         assert_eq!(answer.unwrap(), expected);
     }
     for board in ["alltime", "weekly"] {
-        let board = leaderboard(server, &format!("mode=words&board={board}"), Some(save.token)).await;
+        let board = leaderboard(
+            server,
+            &format!("mode=words&board={board}"),
+            Some(save.token),
+        )
+        .await;
         assert_eq!(board.entries.len(), 1);
         assert_eq!(board.entries[0].value, 8000);
         assert_eq!(board.me.unwrap().rank, 1);
@@ -91,25 +128,54 @@ pub async fn the_same_game_sent_100_times_is_one_row(server: &TestServer) {
 pub async fn a_lower_score_is_a_no_op(server: &TestServer) {
     let save = server.create_save().await;
     let week = current_week(server);
-    let first = submit(server, save.token, &words_game(Uuid::new_v4(), week, 500, MONDAY_2026_11_30_UTC8)).await;
+    let first = submit(
+        server,
+        save.token,
+        &words_game(Uuid::new_v4(), week, 500, MONDAY_2026_11_30_UTC8),
+    )
+    .await;
     assert!(first.improved && first.weekly_improved);
     assert_eq!(first.best, 10_000);
 
-    let lower = submit(server, save.token, &words_game(Uuid::new_v4(), week, 300, MONDAY_2026_11_30_UTC8)).await;
+    let lower = submit(
+        server,
+        save.token,
+        &words_game(Uuid::new_v4(), week, 300, MONDAY_2026_11_30_UTC8),
+    )
+    .await;
     assert_eq!(
         lower,
-        ScoreAck { improved: false, best: 10_000, weekly_accepted: true, weekly_improved: false,
-                   weekly_best: Some(10_000), week }
+        ScoreAck {
+            improved: false,
+            best: 10_000,
+            weekly_accepted: true,
+            weekly_improved: false,
+            weekly_best: Some(10_000),
+            week
+        }
     );
-    let equal = submit(server, save.token, &words_game(Uuid::new_v4(), week, 500, MONDAY_2026_11_30_UTC8 + 1)).await;
+    let equal = submit(
+        server,
+        save.token,
+        &words_game(Uuid::new_v4(), week, 500, MONDAY_2026_11_30_UTC8 + 1),
+    )
+    .await;
     assert!(!equal.improved, "a tie keeps the earlier game");
 
-    let higher = submit(server, save.token, &words_game(Uuid::new_v4(), week, 600, MONDAY_2026_11_30_UTC8 + 2)).await;
+    let higher = submit(
+        server,
+        save.token,
+        &words_game(Uuid::new_v4(), week, 600, MONDAY_2026_11_30_UTC8 + 2),
+    )
+    .await;
     assert!(higher.improved && higher.weekly_improved);
     assert_eq!(higher.best, 12_000);
     let board = leaderboard(server, "mode=words&board=alltime", None).await;
     assert_eq!(board.entries.len(), 1);
-    assert_eq!((board.entries[0].value, board.entries[0].achieved_at), (12_000, MONDAY_2026_11_30_UTC8 + 2));
+    assert_eq!(
+        (board.entries[0].value, board.entries[0].achieved_at),
+        (12_000, MONDAY_2026_11_30_UTC8 + 2)
+    );
 }
 
 /// The weekly board takes a game only in the server's current UTC+8 week, on both
@@ -122,26 +188,68 @@ pub async fn weekly_boards_follow_the_servers_utc8_week(server: &TestServer) {
 
     // Sunday 23:59:59.999 UTC+8 on the server: the client already says Monday's week.
     server.clock.set(monday - 1);
-    let early = submit(server, save.token, &words_game(Uuid::new_v4(), week, 300, monday - 2)).await;
-    assert_eq!((early.weekly_accepted, early.weekly_best, early.week), (false, None, week - 1));
+    let early = submit(
+        server,
+        save.token,
+        &words_game(Uuid::new_v4(), week, 300, monday - 2),
+    )
+    .await;
+    assert_eq!(
+        (early.weekly_accepted, early.weekly_best, early.week),
+        (false, None, week - 1)
+    );
     assert!(early.improved, "the all-time board still takes it");
-    let on_time = submit(server, save.token, &words_game(Uuid::new_v4(), week - 1, 310, monday - 2)).await;
-    assert_eq!((on_time.weekly_accepted, on_time.weekly_best), (true, Some(6_200)));
+    let on_time = submit(
+        server,
+        save.token,
+        &words_game(Uuid::new_v4(), week - 1, 310, monday - 2),
+    )
+    .await;
+    assert_eq!(
+        (on_time.weekly_accepted, on_time.weekly_best),
+        (true, Some(6_200))
+    );
 
     // Monday 00:00 UTC+8: last week's games no longer reach a weekly board.
     server.clock.set(monday);
-    let late = submit(server, save.token, &words_game(Uuid::new_v4(), week - 1, 320, monday - 2)).await;
-    assert_eq!((late.weekly_accepted, late.weekly_improved, late.week), (false, false, week));
-    let this_week = submit(server, save.token, &words_game(Uuid::new_v4(), week, 200, monday)).await;
-    assert_eq!((this_week.weekly_accepted, this_week.weekly_best), (true, Some(4_000)));
+    let late = submit(
+        server,
+        save.token,
+        &words_game(Uuid::new_v4(), week - 1, 320, monday - 2),
+    )
+    .await;
+    assert_eq!(
+        (late.weekly_accepted, late.weekly_improved, late.week),
+        (false, false, week)
+    );
+    let this_week = submit(
+        server,
+        save.token,
+        &words_game(Uuid::new_v4(), week, 200, monday),
+    )
+    .await;
+    assert_eq!(
+        (this_week.weekly_accepted, this_week.weekly_best),
+        (true, Some(4_000))
+    );
     assert_eq!(this_week.best, 6_400, "the all-time best is the late game");
 
     let weekly = leaderboard(server, "mode=words&board=weekly", Some(save.token)).await;
     assert_eq!(weekly.week, week);
-    assert_eq!(weekly.entries.iter().map(|e| e.value).collect::<Vec<_>>(), [4_000]);
+    assert_eq!(
+        weekly.entries.iter().map(|e| e.value).collect::<Vec<_>>(),
+        [4_000]
+    );
     server.clock.set(monday - 1);
     let last_week = leaderboard(server, "mode=words&board=weekly", None).await;
-    assert_eq!(last_week.entries.iter().map(|e| e.value).collect::<Vec<_>>(), [6_200]);
+    assert_eq!(
+        last_week
+            .entries
+            .iter()
+            .map(|e| e.value)
+            .collect::<Vec<_>>(),
+        [6_200]
+    );
 }
 
 /// Best first; equal values go to whoever got there first, then to the smaller player
@@ -150,26 +258,57 @@ pub async fn leaderboards_are_ordered_and_ties_go_to_the_first(server: &TestServ
     let week = current_week(server);
     let t = MONDAY_2026_11_30_UTC8;
     let mut players = Vec::new();
-    for (correct_chars, played_at) in [(300, t + 1_000), (350, t + 2_000), (300, t + 500), (300, t + 1_000), (100, t)] {
+    for (correct_chars, played_at) in [
+        (300, t + 1_000),
+        (350, t + 2_000),
+        (300, t + 500),
+        (300, t + 1_000),
+        (100, t),
+    ] {
         let save = server.create_save().await;
-        submit(server, save.token, &words_game(Uuid::new_v4(), week, correct_chars, played_at)).await;
+        submit(
+            server,
+            save.token,
+            &words_game(Uuid::new_v4(), week, correct_chars, played_at),
+        )
+        .await;
         players.push((save, correct_chars, played_at));
     }
     let mut expected = players.clone();
-    expected.sort_by_key(|(save, chars, at)| (std::cmp::Reverse(*chars), *at, save.player_id.to_string()));
+    expected.sort_by_key(|(save, chars, at)| {
+        (std::cmp::Reverse(*chars), *at, save.player_id.to_string())
+    });
 
     for board in ["alltime", "weekly"] {
         let shown = leaderboard(server, &format!("mode=words&board={board}"), None).await;
-        let names: Vec<_> = shown.entries.iter().map(|e| e.display_name.as_str()).collect();
-        let expected_names: Vec<_> = expected.iter().map(|(s, ..)| s.profile.display_name.as_str()).collect();
+        let names: Vec<_> = shown
+            .entries
+            .iter()
+            .map(|e| e.display_name.as_str())
+            .collect();
+        let expected_names: Vec<_> = expected
+            .iter()
+            .map(|(s, ..)| s.profile.display_name.as_str())
+            .collect();
         assert_eq!(names, expected_names, "{board}");
-        assert_eq!(shown.entries.iter().map(|e| e.rank).collect::<Vec<_>>(), [1, 2, 3, 4, 5]);
+        assert_eq!(
+            shown.entries.iter().map(|e| e.rank).collect::<Vec<_>>(),
+            [1, 2, 3, 4, 5]
+        );
         assert!(shown.me.is_none());
         for (place, (save, chars, at)) in expected.iter().enumerate() {
-            let mine = leaderboard(server, &format!("mode=words&board={board}&limit=2"), Some(save.token)).await;
+            let mine = leaderboard(
+                server,
+                &format!("mode=words&board={board}&limit=2"),
+                Some(save.token),
+            )
+            .await;
             assert_eq!(mine.entries.len(), 2);
             let me = mine.me.unwrap();
-            assert_eq!((me.rank, me.value, me.achieved_at), (place as i64 + 1, i64::from(*chars) * 20, *at));
+            assert_eq!(
+                (me.rank, me.value, me.achieved_at),
+                (place as i64 + 1, i64::from(*chars) * 20, *at)
+            );
         }
     }
     let other_mode = leaderboard(server, "mode=zh&board=alltime", Some(players[0].0.token)).await;

@@ -1,0 +1,131 @@
+//! The field that receives the player's keys.
+//!
+//! Characters arrive through `beforeinput` (`insertText`) and IME commits through
+//! `compositionend`, never through `keydown`, so every input method works. The default
+//! action is cancelled for everything the game handles, so the field stays empty
+//! outside a composition; during one the field shows the IME's text natively (with its
+//! candidate window anchored to it) and the game scores nothing until the commit.
+//! Backspace is taken from `keydown` because an empty field fires no `beforeinput` for
+//! it; keyboards that send no key name (many virtual keyboards) reach the
+//! `deleteContentBackward` branch instead.
+
+use keydo_core::Session;
+use leptos::html::Input;
+use leptos::prelude::*;
+use web_sys::{CompositionEvent, InputEvent, KeyboardEvent};
+
+/// One edit the player made, as the typing session understands it.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Edit {
+    Commit(String),
+    Backspace,
+    DeleteWord,
+    CompositionStart,
+    CompositionUpdate(String),
+    CompositionEnd(String),
+}
+
+impl Edit {
+    /// Feeds the edit, made at `now` ms, to the session.
+    pub fn apply(self, session: &mut Session, now: u64) {
+        match self {
+            Edit::Commit(text) => session.commit(&text, now),
+            Edit::Backspace => session.backspace(now),
+            Edit::DeleteWord => session.delete_word(now),
+            Edit::CompositionStart => session.composition_start(now),
+            Edit::CompositionUpdate(text) => session.composition_update(&text),
+            Edit::CompositionEnd(text) => session.composition_end(&text, now),
+        }
+    }
+}
+
+/// An event's time on the page's clock (`performance.now()`), in whole ms.
+fn event_time(event: &web_sys::Event) -> u64 {
+    event.time_stamp().round() as u64
+}
+
+/// The edit a `beforeinput` asks for, if the game handles it, and whether the browser's
+/// own action must be cancelled. Inside a composition everything belongs to the IME.
+fn edit_of_beforeinput(event: &InputEvent) -> (Option<Edit>, bool) {
+    if event.is_composing() {
+        return (None, false);
+    }
+    let text = || event.data().unwrap_or_default();
+    match event.input_type().as_str() {
+        "insertText" | "insertReplacementText" => (Some(Edit::Commit(text())), true),
+        "deleteContentBackward" => (Some(Edit::Backspace), true),
+        "deleteWordBackward" | "deleteSoftLineBackward" => (Some(Edit::DeleteWord), true),
+        // Composition text is the IME's to show.
+        "insertCompositionText" => (None, false),
+        // Pasting, dropping, line breaks, forward deletes: not part of typing.
+        _ => (None, true),
+    }
+}
+
+/// The text field, labelled for screen readers; `on_edit` gets each edit with its time.
+#[component]
+pub fn TypingInput(
+    node_ref: NodeRef<Input>,
+    on_edit: impl Fn(Edit, u64) + Copy + 'static,
+    label: &'static str,
+) -> impl IntoView {
+    let on_beforeinput = move |event: InputEvent| {
+        let (edit, cancel) = edit_of_beforeinput(&event);
+        if cancel {
+            event.prevent_default();
+        }
+        if let Some(edit) = edit {
+            on_edit(edit, event_time(&event));
+        }
+    };
+    let on_keydown = move |event: KeyboardEvent| {
+        if event.key() == "Backspace" && !event.is_composing() {
+            event.prevent_default();
+            let word = event.ctrl_key() || event.alt_key();
+            on_edit(
+                if word {
+                    Edit::DeleteWord
+                } else {
+                    Edit::Backspace
+                },
+                event_time(&event),
+            );
+        }
+    };
+    let on_compositionend = move |event: CompositionEvent| {
+        on_edit(
+            Edit::CompositionEnd(event.data().unwrap_or_default()),
+            event_time(&event),
+        );
+        if let Some(input) = node_ref.get_untracked() {
+            input.set_value("");
+        }
+    };
+    // Safari's `autocorrect` has no typed attribute in Leptos.
+    Effect::new(move || {
+        if let Some(input) = node_ref.get() {
+            let _ = input.set_attribute("autocorrect", "off");
+        }
+    });
+    view! {
+        <input
+            node_ref=node_ref
+            class="typing-input"
+            data-testid="input"
+            type="text"
+            aria-label=label
+            aria-describedby="prompt"
+            placeholder=label
+            autocomplete="off"
+            autocapitalize="off"
+            spellcheck="false"
+            on:beforeinput=on_beforeinput
+            on:keydown=on_keydown
+            on:compositionstart=move |event: CompositionEvent| on_edit(Edit::CompositionStart, event_time(&event))
+            on:compositionupdate=move |event: CompositionEvent| {
+                on_edit(Edit::CompositionUpdate(event.data().unwrap_or_default()), event_time(&event))
+            }
+            on:compositionend=on_compositionend
+        />
+    }
+}

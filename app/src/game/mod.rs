@@ -1,0 +1,80 @@
+//! The typing game: pick a mode, type the prompt, see the result.
+//!
+//! [`Game`] owns what outlives one game (the mode, the corpora, the seeds, the
+//! personal bests) and shows either the game in play or the last result. A restart
+//! (the Restart or Next button, Tab then Enter onto them, or Esc anywhere) starts a
+//! new game of the same mode with the next seed.
+
+mod chart;
+mod input;
+mod modes;
+mod play;
+mod prompt;
+mod records;
+mod result;
+mod seed;
+mod texts;
+
+use keydo_core::Mode;
+use leptos::ev;
+use leptos::prelude::*;
+use modes::ModePicker;
+use play::{Finished, Play};
+use records::Bests;
+use result::ResultScreen;
+use texts::Corpora;
+
+#[component]
+pub fn Game() -> impl IntoView {
+    let corpora = Corpora::load();
+    let bests = Bests::load();
+    let first_seed = seed::first_seed();
+    let (mode, set_mode) = signal(Mode::Time);
+    let (round, set_round) = signal(0u64);
+    let (finished, set_finished) = signal(None::<Finished>);
+
+    let restart = move || {
+        set_finished.set(None);
+        set_round.update(|round| *round += 1);
+    };
+    let choose = move |chosen: Mode| {
+        set_mode.set(chosen);
+        restart();
+    };
+    let on_escape = window_event_listener(ev::keydown, move |event| {
+        // Esc also cancels an IME composition: that one is the IME's.
+        if event.key() == "Escape" && !event.is_composing() {
+            event.prevent_default();
+            restart();
+        }
+    });
+    on_cleanup(move || on_escape.remove());
+
+    let stage = move || {
+        if let Some(finished) = finished.get() {
+            return view! { <ResultScreen finished bests on_restart=restart/> }.into_any();
+        }
+        let mode = mode.get();
+        let seed = seed::seed_of_round(first_seed, round.get());
+        match corpora.assignment(mode, seed) {
+            None => view! { <p class="loading">"Loading texts…"</p> }.into_any(),
+            Some(Err(error)) => view! {
+                <p class="texts-error" role="alert" data-testid="texts-error">{error.to_string()}</p>
+            }
+            .into_any(),
+            Some(Ok(assignment)) => view! {
+                <Play
+                    mode
+                    assignment
+                    on_finish=move |done| set_finished.set(Some(done))
+                    on_restart=restart
+                />
+            }
+            .into_any(),
+        }
+    };
+    view! {
+        <ModePicker current=mode bests on_choose=choose/>
+        <section class="stage" aria-label="Game">{stage}</section>
+    }
+}

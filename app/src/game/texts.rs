@@ -1,0 +1,103 @@
+//! The text corpora, fetched from `/texts/` (served by the service worker's precache
+//! when offline), and the prompt each mode builds from them.
+//!
+//! Each corpus loads on its own, so a broken `quotes.json` costs the `quote` mode only.
+
+use gloo_net::http::Request;
+use keydo_core::texts::{
+    self, CorpusError, Passage, Passages, TIME_MODE_WORD_COUNT, WORDS_MODE_WORD_COUNT, WordList,
+};
+use keydo_core::{Mode, Prompt};
+use leptos::prelude::*;
+use std::fmt;
+
+/// What a game asks the player to type, and where a passage comes from.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Assignment {
+    pub prompt: Prompt,
+    /// Shown under a passage; random words have none.
+    pub attribution: Option<String>,
+}
+
+/// The three corpora, each loading (`None`), loaded or failed.
+#[derive(Clone, Copy)]
+pub struct Corpora {
+    words: LocalResource<Result<WordList, LoadError>>,
+    quotes: LocalResource<Result<Passages, LoadError>>,
+    zh: LocalResource<Result<Passages, LoadError>>,
+}
+
+impl Corpora {
+    /// Starts fetching all three.
+    pub fn load() -> Corpora {
+        Corpora {
+            words: LocalResource::new(|| load("words.txt", WordList::parse)),
+            quotes: LocalResource::new(|| load("quotes.json", Passages::parse)),
+            zh: LocalResource::new(|| load("zh.json", Passages::parse)),
+        }
+    }
+
+    /// The game `mode` plays with `seed` once its corpus is there (reactive).
+    pub fn assignment(&self, mode: Mode, seed: u64) -> Option<Result<Assignment, LoadError>> {
+        let words_game = |words: &WordList, count| Assignment {
+            prompt: texts::words_prompt(words, seed, count),
+            attribution: None,
+        };
+        let passage_game = |passages: &Passages| attributed(texts::pick_passage(passages, seed));
+        Some(match mode {
+            Mode::Time => self
+                .words
+                .get()?
+                .map(|w| words_game(&w, TIME_MODE_WORD_COUNT)),
+            Mode::Words => self
+                .words
+                .get()?
+                .map(|w| words_game(&w, WORDS_MODE_WORD_COUNT)),
+            Mode::Quote => self.quotes.get()?.map(|p| passage_game(&p)),
+            Mode::Zh => self.zh.get()?.map(|p| passage_game(&p)),
+        })
+    }
+}
+
+/// "— Author, Source (year)".
+fn attributed(passage: &Passage) -> Assignment {
+    let year = passage.year.map(|y| format!(" ({y})")).unwrap_or_default();
+    Assignment {
+        prompt: passage.text.clone(),
+        attribution: Some(format!("— {}, {}{year}", passage.author, passage.source)),
+    }
+}
+
+/// Fetches `/texts/<file>` and parses it.
+async fn load<T>(
+    file: &'static str,
+    parse: fn(&str) -> Result<T, CorpusError>,
+) -> Result<T, LoadError> {
+    let failed = |reason: String| LoadError { file, reason };
+    let response = Request::get(&format!("/texts/{file}"))
+        .send()
+        .await
+        .map_err(|e| failed(e.to_string()))?;
+    if !response.ok() {
+        return Err(failed(format!("the server answered {}", response.status())));
+    }
+    let body = response.text().await.map_err(|e| failed(e.to_string()))?;
+    parse(&body).map_err(|e| failed(e.to_string()))
+}
+
+/// A corpus that could not be fetched or read.
+#[derive(Debug, Clone, PartialEq)]
+pub struct LoadError {
+    file: &'static str,
+    reason: String,
+}
+
+impl fmt::Display for LoadError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "The texts for this mode ({}) could not be loaded: {}. The other modes still play.",
+            self.file, self.reason
+        )
+    }
+}

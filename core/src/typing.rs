@@ -1,0 +1,587 @@
+//! The typing session: what the player has typed against the prompt, and the counters
+//! that score it (SPEC §2).
+//!
+//! The app feeds every input event in, with the time it happened in milliseconds on one
+//! monotonic clock (the browser's `event.timeStamp` / `performance.now()`), and reads
+//! back per-character states, the caret, live [`Stats`] and per-second samples. Nothing
+//! here knows about a browser, so the rules are tested natively.
+//!
+//! The rules:
+//! - Typing is positional: the character typed at the caret is compared with the
+//!   prompt's character there. A space typed in the middle of a word is simply wrong.
+//! - The clock starts at the first keystroke: a committed character or the start of an
+//!   IME composition (composing the first 字 takes time too). Backspace never starts it.
+//! - Every committed character is one keystroke (in `zh` an IME commits whole 字, so a
+//!   keystroke is a committed character); it is a correct keystroke if it matched the
+//!   prompt where it landed. Deleting it later does not undo either count, so accuracy
+//!   is per keypress.
+//! - Text inside an IME composition is shown but never counted; only its commit counts.
+//! - Backspace fixes the current word: in the English modes it never deletes a space
+//!   that was typed correctly (so finished words stay), in `zh` it deletes freely.
+//! - `time` ends 60 s after the first keystroke, exactly: input after that is ignored,
+//!   however late the timer fires. The other modes end when the typed text is as long
+//!   as the prompt (its last character typed, right or wrong).
+//! - `correct_chars`/`errors` are the right/wrong characters of the final text.
+//!
+//! Every correct character of the final text was put there by the last keystroke at
+//! its position, which was then correct, so `correct_chars ≤ correct_keystrokes ≤
+//! keystrokes` holds for any sequence of events (checked by a property test).
+
+use crate::mode::Mode;
+use crate::prompt::Prompt;
+use crate::score::{Stats, TIME_MODE_DURATION_MS};
+
+/// How a character of the prompt stands.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum CharState {
+    /// Not typed yet.
+    Pending,
+    /// Typed and equal to the prompt's character.
+    Correct,
+    /// Typed and different from the prompt's character.
+    Incorrect,
+}
+
+/// How far apart the speed samples are.
+pub const SAMPLE_INTERVAL_MS: u64 = 1_000;
+
+/// One game being typed.
+#[derive(Debug, Clone)]
+pub struct Session {
+    mode: Mode,
+    target: Vec<char>,
+    typed: Vec<char>,
+    /// How many characters of `typed` match the prompt, kept so stats are O(1).
+    correct_in_text: u32,
+    keystrokes: u32,
+    correct_keystrokes: u32,
+    /// Backspace never deletes below this index (see the module rules).
+    locked: usize,
+    composition: String,
+    started_at: Option<u64>,
+    ended_at: Option<u64>,
+    /// The latest time seen: event times may arrive slightly out of order with the
+    /// timer's, and the session's clock never runs backwards.
+    now: u64,
+    samples: Vec<Stats>,
+}
+
+impl Session {
+    pub fn new(mode: Mode, prompt: &Prompt) -> Session {
+        Session {
+            mode,
+            target: prompt.as_str().chars().collect(),
+            typed: Vec::new(),
+            correct_in_text: 0,
+            keystrokes: 0,
+            correct_keystrokes: 0,
+            locked: 0,
+            composition: String::new(),
+            started_at: None,
+            ended_at: None,
+            now: 0,
+            samples: Vec::new(),
+        }
+    }
+
+    pub fn mode(&self) -> Mode {
+        self.mode
+    }
+
+    /// The prompt's characters.
+    pub fn target(&self) -> &[char] {
+        &self.target
+    }
+
+    /// Where the next character lands: the number of characters typed.
+    pub fn caret(&self) -> usize {
+        self.typed.len()
+    }
+
+    pub fn char_state(&self, index: usize) -> CharState {
+        match self.typed.get(index) {
+            None => CharState::Pending,
+            Some(typed) if *typed == self.target[index] => CharState::Correct,
+            Some(_) => CharState::Incorrect,
+        }
+    }
+
+    /// The IME composition in progress (shown to the player, never scored).
+    pub fn composition(&self) -> &str {
+        &self.composition
+    }
+
+    pub fn is_started(&self) -> bool {
+        self.started_at.is_some()
+    }
+
+    pub fn is_finished(&self) -> bool {
+        self.ended_at.is_some()
+    }
+
+    /// Milliseconds played so far (or in all, once finished).
+    pub fn elapsed_ms(&self) -> u64 {
+        match self.started_at {
+            Some(start) => self.ended_at.unwrap_or(self.now) - start,
+            None => 0,
+        }
+    }
+
+    /// The counters as of the latest event or tick.
+    pub fn stats(&self) -> Stats {
+        self.stats_after(self.elapsed_ms())
+    }
+
+    /// The finished game's stats, if it ended with something typed (a `time` game whose
+    /// only input was an abandoned composition has nothing to score).
+    pub fn result(&self) -> Option<Stats> {
+        (self.is_finished() && self.keystrokes > 0).then(|| self.stats())
+    }
+
+    /// Cumulative stats at each whole second of play, plus one at the end if the game
+    /// ended between seconds: the points of the speed chart.
+    pub fn samples(&self) -> &[Stats] {
+        &self.samples
+    }
+
+    /// Lets time pass: takes the samples due and ends a `time` game after 60 s.
+    pub fn tick(&mut self, now: u64) {
+        self.now = self.now.max(now);
+        let Some(start) = self.started_at else {
+            return;
+        };
+        if self.ended_at.is_some() {
+            return;
+        }
+        let time_up = start + TIME_MODE_DURATION_MS;
+        let end = (self.mode == Mode::Time && self.now >= time_up).then_some(time_up);
+        self.take_samples_until(end.unwrap_or(self.now));
+        if let Some(end) = end {
+            self.finish(end);
+        }
+    }
+
+    /// The player committed `text` (typed it, or an IME committed it).
+    pub fn commit(&mut self, text: &str, now: u64) {
+        if !self.accepts_input(now) {
+            return;
+        }
+        self.start(now);
+        for typed in text.chars() {
+            let Some(&expected) = self.target.get(self.typed.len()) else {
+                // Only `time` can run out of prompt (far beyond human speed): ignore.
+                break;
+            };
+            self.keystrokes += 1;
+            if typed == expected {
+                self.correct_keystrokes += 1;
+                self.correct_in_text += 1;
+                if typed == ' ' && self.mode != Mode::Zh {
+                    self.locked = self.typed.len() + 1;
+                }
+            }
+            self.typed.push(typed);
+        }
+        if self.mode != Mode::Time && self.typed.len() == self.target.len() {
+            self.finish(self.now);
+        }
+    }
+
+    /// Deletes the character before the caret, unless it belongs to a finished word.
+    pub fn backspace(&mut self, now: u64) {
+        if self.accepts_input(now) && self.typed.len() > self.locked {
+            self.pop();
+        }
+    }
+
+    /// Deletes back to the start of the current word (Ctrl+Backspace); in `zh`, whose
+    /// passages have no spaces, one character.
+    pub fn delete_word(&mut self, now: u64) {
+        if !self.accepts_input(now) {
+            return;
+        }
+        if self.mode == Mode::Zh {
+            return self.backspace(now);
+        }
+        while self.typed.len() > self.locked && self.typed.last() == Some(&' ') {
+            self.pop();
+        }
+        while self.typed.len() > self.locked && self.typed.last() != Some(&' ') {
+            self.pop();
+        }
+    }
+
+    /// An IME composition began: the player is pressing keys, so the clock starts.
+    pub fn composition_start(&mut self, now: u64) {
+        if self.accepts_input(now) {
+            self.start(now);
+            self.composition.clear();
+        }
+    }
+
+    /// The composition's text changed; shown only.
+    pub fn composition_update(&mut self, text: &str) {
+        if !self.is_finished() {
+            self.composition = text.to_owned();
+        }
+    }
+
+    /// The composition ended, committing `text` (empty if it was cancelled).
+    pub fn composition_end(&mut self, text: &str, now: u64) {
+        self.composition.clear();
+        self.commit(text, now);
+    }
+
+    /// Advances the clock to `now` and says whether the game still takes input.
+    fn accepts_input(&mut self, now: u64) -> bool {
+        self.tick(now);
+        !self.is_finished()
+    }
+
+    fn start(&mut self, now: u64) {
+        if self.started_at.is_none() {
+            self.now = self.now.max(now);
+            self.started_at = Some(self.now);
+        }
+    }
+
+    fn pop(&mut self) {
+        let index = self.typed.len() - 1;
+        if self.char_state(index) == CharState::Correct {
+            self.correct_in_text -= 1;
+        }
+        self.typed.pop();
+    }
+
+    fn finish(&mut self, end: u64) {
+        self.take_samples_until(end);
+        self.ended_at = Some(end);
+        let elapsed = self.elapsed_ms();
+        if self.samples.last().is_none_or(|s| s.duration_ms < elapsed) {
+            self.samples.push(self.stats_after(elapsed));
+        }
+    }
+
+    /// Records the state at every whole second up to `until`. Between events the state
+    /// does not change, so the current state is the state at each boundary passed.
+    fn take_samples_until(&mut self, until: u64) {
+        let Some(start) = self.started_at else {
+            return;
+        };
+        let elapsed = until - start;
+        while (self.samples.len() as u64 + 1) * SAMPLE_INTERVAL_MS <= elapsed {
+            let at = (self.samples.len() as u64 + 1) * SAMPLE_INTERVAL_MS;
+            self.samples.push(self.stats_after(at));
+        }
+    }
+
+    fn stats_after(&self, duration_ms: u64) -> Stats {
+        Stats {
+            duration_ms,
+            correct_chars: self.correct_in_text,
+            errors: self.typed.len() as u32 - self.correct_in_text,
+            keystrokes: self.keystrokes,
+            correct_keystrokes: self.correct_keystrokes,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::score::{self, validate};
+    use proptest::prelude::*;
+
+    fn session(mode: Mode, text: &str) -> Session {
+        Session::new(mode, &Prompt::new(text).unwrap())
+    }
+
+    fn states(s: &Session) -> String {
+        (0..s.target().len())
+            .map(|i| match s.char_state(i) {
+                CharState::Pending => '.',
+                CharState::Correct => '+',
+                CharState::Incorrect => 'x',
+            })
+            .collect()
+    }
+
+    /// Types `text` one character per event, `gap` ms apart, starting at `at`.
+    fn type_chars(s: &mut Session, text: &str, at: u64, gap: u64) -> u64 {
+        let mut now = at;
+        for c in text.chars() {
+            s.commit(&c.to_string(), now);
+            now += gap;
+        }
+        now
+    }
+
+    #[test]
+    fn clean_words_game() {
+        let mut s = session(Mode::Words, "the cat sat");
+        assert!(!s.is_started());
+        type_chars(&mut s, "the cat sat", 5_000, 500);
+        // 11 keystrokes, the last at 5_000 + 10 × 500.
+        assert!(s.is_finished());
+        let stats = s.result().unwrap();
+        assert_eq!(
+            stats,
+            Stats {
+                duration_ms: 5_000,
+                correct_chars: 11,
+                errors: 0,
+                keystrokes: 11,
+                correct_keystrokes: 11,
+            }
+        );
+        // 11 / 5 words in 5 s = 26.4 WPM.
+        assert_eq!(score::value(Mode::Words, &stats), 2_640);
+        assert_eq!(states(&s), "+++++++++++");
+        assert_eq!(s.samples().len(), 5);
+        assert_eq!(
+            s.samples()[0].correct_chars,
+            2,
+            "keys at 0 and 500 ms; 1000 ms is the 2nd second"
+        );
+        // Late events are ignored.
+        s.commit("x", 20_000);
+        assert_eq!(s.result(), Some(stats));
+    }
+
+    #[test]
+    fn a_fixed_mistake_still_costs_accuracy() {
+        let mut s = session(Mode::Quote, "abc de");
+        s.commit("a", 0);
+        s.commit("x", 100); // wrong
+        assert_eq!(states(&s), "+x....");
+        s.backspace(200);
+        assert_eq!(states(&s), "+.....");
+        assert_eq!(s.caret(), 1);
+        s.commit("bc dz", 300); // 'z' wrong and the last: the game ends
+        assert!(s.is_finished());
+        assert_eq!(states(&s), "+++++x");
+        assert_eq!(
+            s.result().unwrap(),
+            Stats {
+                duration_ms: 300,
+                correct_chars: 5,
+                errors: 1,
+                keystrokes: 7,
+                correct_keystrokes: 5,
+            }
+        );
+    }
+
+    #[test]
+    fn backspace_fixes_only_the_current_word_in_english() {
+        let mut s = session(Mode::Words, "ab cd ef");
+        s.commit("ax cd", 0); // "ax" wrong, its space right
+        s.backspace(10);
+        s.backspace(20);
+        assert_eq!(s.caret(), 3, "stops after the correctly typed space");
+        s.backspace(30);
+        assert_eq!(s.caret(), 3);
+        assert_eq!(states(&s), "+x+.....");
+        // A space typed where a letter belongs is a mistake, and can be deleted.
+        s.commit("c ", 40);
+        assert_eq!(states(&s), "+x++x...");
+        s.backspace(50);
+        assert_eq!(s.caret(), 4);
+        // Ctrl+Backspace clears the current word, but not past the lock.
+        s.commit("d e", 60);
+        s.delete_word(70);
+        assert_eq!(s.caret(), 6);
+        s.delete_word(80);
+        assert_eq!(s.caret(), 6);
+        assert_eq!(s.stats().correct_chars, 5, "a, space, c, d, space");
+    }
+
+    #[test]
+    fn zh_backspace_is_free_and_counts_committed_characters() {
+        let mut s = session(Mode::Zh, "学而时习之，不亦说乎？");
+        s.composition_start(1_000);
+        assert!(s.is_started(), "the clock starts with the composition");
+        s.composition_update("xue");
+        s.composition_update("xue er");
+        assert_eq!(s.composition(), "xue er");
+        assert_eq!(s.stats().keystrokes, 0, "composing is not scored");
+        assert_eq!(states(&s), "...........");
+        s.composition_end("学儿", 2_000); // 儿 is wrong
+        assert_eq!(s.composition(), "");
+        assert_eq!(states(&s), "+x.........");
+        s.backspace(2_100);
+        s.backspace(2_200);
+        assert_eq!(s.caret(), 0, "zh deletes back freely");
+        s.composition_start(2_300);
+        s.composition_end("学而时习之，不亦说", 4_000);
+        s.commit("乎", 4_500);
+        s.composition_start(4_600);
+        s.composition_end("", 4_700); // cancelled: nothing happens
+        s.commit("。", 5_000); // should be '？'
+        let stats = s.result().unwrap();
+        assert_eq!(
+            stats,
+            Stats {
+                duration_ms: 4_000,
+                correct_chars: 10,
+                errors: 1,
+                keystrokes: 13,
+                correct_keystrokes: 11,
+            }
+        );
+        // (11 − 5) 字 in 4 s = 90 字/分.
+        assert_eq!(score::value(Mode::Zh, &stats), 9_000);
+    }
+
+    #[test]
+    fn time_mode_lasts_exactly_sixty_seconds() {
+        let mut s = session(Mode::Time, "aa bb cc dd ee ff");
+        s.commit("a", 10_000);
+        s.tick(30_000);
+        s.commit("a", 30_000);
+        s.tick(69_999);
+        assert!(!s.is_finished());
+        assert_eq!(s.elapsed_ms(), 59_999);
+        // The timer fires late and a keystroke arrives first: it is past the end.
+        s.commit("b", 70_040);
+        assert!(s.is_finished());
+        let stats = s.result().unwrap();
+        assert_eq!(stats.duration_ms, 60_000);
+        assert_eq!(stats.keystrokes, 2);
+        assert_eq!(s.samples().len(), 60);
+        assert_eq!(s.samples()[19].keystrokes, 1);
+        assert_eq!(
+            s.samples()[20].keystrokes,
+            2,
+            "the key at 20 s is in second 21"
+        );
+        assert!(validate(Mode::Time, &stats, score::value(Mode::Time, &stats)).is_ok());
+    }
+
+    #[test]
+    fn time_mode_ignores_input_beyond_the_prompt() {
+        let mut s = session(Mode::Time, "ab");
+        s.commit("abc", 0);
+        assert!(!s.is_finished(), "time ends only with the clock");
+        assert_eq!(s.stats().keystrokes, 2);
+        s.tick(60_000);
+        assert_eq!(s.result().unwrap().duration_ms, 60_000);
+    }
+
+    #[test]
+    fn an_abandoned_composition_has_nothing_to_score() {
+        let mut s = session(Mode::Time, "ab");
+        s.composition_start(0);
+        s.composition_update("a");
+        s.tick(61_000);
+        assert!(s.is_finished());
+        assert_eq!(s.result(), None);
+    }
+
+    #[test]
+    fn the_clock_never_runs_backwards() {
+        let mut s = session(Mode::Words, "abc");
+        s.commit("a", 1_000);
+        s.tick(1_500);
+        // An event stamped before the last tick is counted at the tick's time.
+        s.commit("bc", 1_400);
+        assert_eq!(s.result().unwrap().duration_ms, 500);
+    }
+
+    #[test]
+    fn backspace_does_not_start_the_game() {
+        let mut s = session(Mode::Words, "ab");
+        s.backspace(100);
+        s.delete_word(200);
+        assert!(!s.is_started());
+        s.commit("ab", 1_000);
+        assert_eq!(s.result().unwrap().duration_ms, 0);
+    }
+
+    /// One input event, with the milliseconds since the previous one.
+    #[derive(Debug, Clone)]
+    enum Event {
+        Commit(String),
+        Backspace,
+        DeleteWord,
+        CompositionStart,
+        CompositionUpdate(String),
+        CompositionEnd(String),
+        Tick,
+    }
+
+    fn text() -> impl Strategy<Value = String> {
+        // The prompts' alphabet, a space, and characters that never match.
+        proptest::collection::vec(
+            proptest::sample::select(vec!['a', 'b', ' ', '学', '而', 'Z']),
+            0..4,
+        )
+        .prop_map(|chars| chars.into_iter().collect())
+    }
+
+    fn event() -> impl Strategy<Value = (u64, Event)> {
+        let event = prop_oneof![
+            4 => text().prop_map(Event::Commit),
+            2 => Just(Event::Backspace),
+            1 => Just(Event::DeleteWord),
+            1 => Just(Event::CompositionStart),
+            1 => text().prop_map(Event::CompositionUpdate),
+            1 => text().prop_map(Event::CompositionEnd),
+            1 => Just(Event::Tick),
+        ];
+        (0..3_000u64, event)
+    }
+
+    fn mode_and_prompt() -> impl Strategy<Value = (Mode, Prompt)> {
+        (
+            proptest::sample::select(Mode::ALL.to_vec()),
+            proptest::sample::select(vec!["ab ba a b", "a", "学而 学", "ab", "ba ab ab ba ba"]),
+        )
+            .prop_map(|(mode, text)| (mode, Prompt::new(text).unwrap()))
+    }
+
+    proptest! {
+        #[test]
+        fn any_play_yields_consistent_stats(
+            (mode, prompt) in mode_and_prompt(),
+            events in proptest::collection::vec(event(), 0..60),
+        ) {
+            let mut s = Session::new(mode, &prompt);
+            let mut now = 0;
+            for (gap, event) in events {
+                now += gap;
+                match event {
+                    Event::Commit(text) => s.commit(&text, now),
+                    Event::Backspace => s.backspace(now),
+                    Event::DeleteWord => s.delete_word(now),
+                    Event::CompositionStart => s.composition_start(now),
+                    Event::CompositionUpdate(text) => s.composition_update(&text),
+                    Event::CompositionEnd(text) => s.composition_end(&text, now),
+                    Event::Tick => s.tick(now),
+                }
+                let stats = s.stats();
+                prop_assert!(stats.correct_chars <= stats.correct_keystrokes);
+                prop_assert!(stats.correct_keystrokes <= stats.keystrokes);
+                prop_assert_eq!((stats.correct_chars + stats.errors) as usize, s.caret());
+                let correct = (0..s.target().len()).filter(|&i| s.char_state(i) == CharState::Correct).count();
+                prop_assert_eq!(correct, stats.correct_chars as usize);
+            }
+            // A `time` game's clock runs out.
+            s.tick(now + 61_000);
+            if let Some(stats) = s.result() {
+                if mode == Mode::Time {
+                    prop_assert_eq!(stats.duration_ms, TIME_MODE_DURATION_MS);
+                }
+                prop_assert!(s.samples().windows(2).all(|w| w[0].duration_ms < w[1].duration_ms));
+                prop_assert_eq!(s.samples().last().map(|l| l.duration_ms), Some(stats.duration_ms));
+                let value = score::value(mode, &stats);
+                if let Err(refused) = validate(mode, &stats, value) {
+                    prop_assert!(
+                        ["TOO_SHORT", "TOO_FAST", "LOW_ACCURACY"].contains(&refused.code()),
+                        "{:?} for {:?}", refused, stats
+                    );
+                }
+            }
+        }
+    }
+}

@@ -1,0 +1,47 @@
+//! The store's write batching: concurrent writes share commits, and one failing write
+//! leaves the others in its batch intact.
+
+use keydo_server::store::queries::Player;
+use keydo_server::store::{Location, Store};
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_failing_write_does_not_undo_the_rest_of_its_batch() {
+    let data = tempfile::TempDir::new().unwrap();
+    let path = data.path().join("keydo.sqlite3");
+    let location = Location::Sqlite(path.clone());
+    let store = tokio::task::spawn_blocking(move || Store::open(&location))
+        .await
+        .unwrap()
+        .unwrap();
+    // Every fifth save reuses the first one's token hash, which must be unique.
+    let writes = (0..100).map(|n| {
+        let store = store.clone();
+        let token_sha256 = if n % 5 == 0 {
+            "shared".to_owned()
+        } else {
+            format!("token-{n}")
+        };
+        let player = Player {
+            player_id: format!("player-{n}"),
+            display_name: format!("P{n}"),
+            version: 1,
+        };
+        tokio::spawn(async move { store.create_player(player, token_sha256, 0).await.is_ok() })
+    });
+    let succeeded = futures_util::future::join_all(writes)
+        .await
+        .into_iter()
+        .map(Result::unwrap);
+    let succeeded = succeeded.filter(|ok| *ok).count();
+    assert_eq!(
+        succeeded,
+        80 + 1,
+        "every unique save and one of the shared ones"
+    );
+
+    let db = rusqlite::Connection::open(&path).unwrap();
+    let stored: i64 = db
+        .query_row("SELECT COUNT(*) FROM players", [], |row| row.get(0))
+        .unwrap();
+    assert_eq!(usize::try_from(stored).unwrap(), succeeded);
+}
