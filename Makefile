@@ -27,3 +27,5 @@ server:
 bench: dist server
 	node scripts/bench-shell.mjs
 	node scripts/bench-typing.mjs
+	node scripts/bench-sync.mjs
+	scripts/bench-server.sh

@@ -19,7 +19,7 @@ step "browser tests of the IndexedDB storage (wasm-bindgen-test, headless Chromi
 CHROMEDRIVER=/usr/bin/chromedriver \
   WASM_BINDGEN_TEST_WEBDRIVER_JSON="$PWD/tests/webdriver.json" \
   WASM_BINDGEN_TEST_TIMEOUT=120 \
-  cargo test --quiet -p keydo-storage --target wasm32-unknown-unknown
+  cargo test -p keydo-storage --target wasm32-unknown-unknown
 
 step "release build of the shell and the server"
 trunk build --release
