@@ -24,4 +24,4 @@ pub use outbox::{Merge, OutboxEntry, OutboxKey, SyncState};
 pub use prompt::Prompt;
 pub use score::{Implausible, Stats};
 pub use texts::{Passage, Passages, WordList};
-pub use typing::{CharState, Session};
+pub use typing::{CharState, Edit, Session};

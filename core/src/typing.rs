@@ -45,6 +45,19 @@ pub enum CharState {
 /// How far apart the speed samples are.
 pub const SAMPLE_INTERVAL_MS: u64 = 1_000;
 
+/// One edit the player made, as the input field reports it.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Edit {
+    /// Committed text: typed characters, or what an IME committed.
+    Commit(String),
+    Backspace,
+    DeleteWord,
+    CompositionStart,
+    /// Text inside an IME composition: shown, never scored.
+    CompositionUpdate(String),
+    CompositionEnd(String),
+}
+
 /// One game being typed.
 #[derive(Debug, Clone)]
 pub struct Session {
@@ -67,6 +80,18 @@ pub struct Session {
 }
 
 impl Session {
+    /// Feeds `edit`, made at `now` ms, to the session.
+    pub fn apply(&mut self, edit: Edit, now: u64) {
+        match edit {
+            Edit::Commit(text) => self.commit(&text, now),
+            Edit::Backspace => self.backspace(now),
+            Edit::DeleteWord => self.delete_word(now),
+            Edit::CompositionStart => self.composition_start(now),
+            Edit::CompositionUpdate(text) => self.composition_update(&text),
+            Edit::CompositionEnd(text) => self.composition_end(&text, now),
+        }
+    }
+
     pub fn new(mode: Mode, prompt: &Prompt) -> Session {
         Session {
             mode,
@@ -500,13 +525,9 @@ mod tests {
 
     /// One input event, with the milliseconds since the previous one.
     #[derive(Debug, Clone)]
+    /// An edit, or the timer ticking.
     enum Event {
-        Commit(String),
-        Backspace,
-        DeleteWord,
-        CompositionStart,
-        CompositionUpdate(String),
-        CompositionEnd(String),
+        Edit(Edit),
         Tick,
     }
 
@@ -521,12 +542,12 @@ mod tests {
 
     fn event() -> impl Strategy<Value = (u64, Event)> {
         let event = prop_oneof![
-            4 => text().prop_map(Event::Commit),
-            2 => Just(Event::Backspace),
-            1 => Just(Event::DeleteWord),
-            1 => Just(Event::CompositionStart),
-            1 => text().prop_map(Event::CompositionUpdate),
-            1 => text().prop_map(Event::CompositionEnd),
+            4 => text().prop_map(|t| Event::Edit(Edit::Commit(t))),
+            2 => Just(Event::Edit(Edit::Backspace)),
+            1 => Just(Event::Edit(Edit::DeleteWord)),
+            1 => Just(Event::Edit(Edit::CompositionStart)),
+            1 => text().prop_map(|t| Event::Edit(Edit::CompositionUpdate(t))),
+            1 => text().prop_map(|t| Event::Edit(Edit::CompositionEnd(t))),
             1 => Just(Event::Tick),
         ];
         (0..3_000u64, event)
@@ -551,12 +572,7 @@ mod tests {
             for (gap, event) in events {
                 now += gap;
                 match event {
-                    Event::Commit(text) => s.commit(&text, now),
-                    Event::Backspace => s.backspace(now),
-                    Event::DeleteWord => s.delete_word(now),
-                    Event::CompositionStart => s.composition_start(now),
-                    Event::CompositionUpdate(text) => s.composition_update(&text),
-                    Event::CompositionEnd(text) => s.composition_end(&text, now),
+                    Event::Edit(edit) => s.apply(edit, now),
                     Event::Tick => s.tick(now),
                 }
                 let stats = s.stats();

@@ -10,7 +10,6 @@ mod respond;
 mod route;
 mod sync;
 
-use std::collections::HashSet;
 use std::rc::Rc;
 use wasm_bindgen::JsCast;
 use wasm_bindgen::prelude::*;
@@ -19,19 +18,25 @@ use web_sys::ServiceWorkerGlobalScope;
 /// This build's precache: its cache name and the URL paths it holds.
 pub struct Precache {
     pub cache_name: String,
+    /// In ascending order (as `/sw.js` lists them), so lookups can bisect.
     pub urls: Vec<String>,
-    pub paths: HashSet<String>,
+}
+
+impl Precache {
+    pub fn contains(&self, path: &str) -> bool {
+        self.urls
+            .binary_search_by(|url| url.as_str().cmp(path))
+            .is_ok()
+    }
 }
 
 /// Registers every listener. Called once, synchronously, by `/sw.js`.
 #[wasm_bindgen]
 pub fn start(cache_name: String, urls: Vec<String>) {
-    let paths = urls.iter().cloned().collect();
-    let precache = Rc::new(Precache {
-        cache_name,
-        urls,
-        paths,
-    });
+    let mut urls = urls;
+    // Already sorted by the build; sorting again keeps `contains` right regardless.
+    urls.sort_unstable();
+    let precache = Rc::new(Precache { cache_name, urls });
     lifecycle::listen(&precache);
     respond::listen(precache.clone());
     sync::listen(precache);

@@ -28,7 +28,7 @@ pub fn listen(precache: Rc<Precache>) {
             has_query: !url.search().is_empty(),
             is_navigation: request.mode() == RequestMode::Navigate,
         };
-        let answer = match route(facts, |path| precache.paths.contains(path)) {
+        let answer = match route(facts, |path| precache.contains(path)) {
             Route::Network => return,
             Route::NavigationNetworkFirst => {
                 future_to_promise(network_first(precache.clone(), request))

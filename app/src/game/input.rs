@@ -9,35 +9,10 @@
 //! it; keyboards that send no key name (many virtual keyboards) reach the
 //! `deleteContentBackward` branch instead.
 
-use keydo_core::Session;
+use keydo_core::Edit;
 use leptos::html::Input;
 use leptos::prelude::*;
 use web_sys::{CompositionEvent, InputEvent, KeyboardEvent};
-
-/// One edit the player made, as the typing session understands it.
-#[derive(Debug, Clone, PartialEq)]
-pub enum Edit {
-    Commit(String),
-    Backspace,
-    DeleteWord,
-    CompositionStart,
-    CompositionUpdate(String),
-    CompositionEnd(String),
-}
-
-impl Edit {
-    /// Feeds the edit, made at `now` ms, to the session.
-    pub fn apply(self, session: &mut Session, now: u64) {
-        match self {
-            Edit::Commit(text) => session.commit(&text, now),
-            Edit::Backspace => session.backspace(now),
-            Edit::DeleteWord => session.delete_word(now),
-            Edit::CompositionStart => session.composition_start(now),
-            Edit::CompositionUpdate(text) => session.composition_update(&text),
-            Edit::CompositionEnd(text) => session.composition_end(&text, now),
-        }
-    }
-}
 
 /// An event's time on the page's clock (`performance.now()`), in whole ms.
 fn event_time(event: &web_sys::Event) -> u64 {

@@ -4,11 +4,11 @@
 //! only the marks of the characters it touched. The timer and the live speed are
 //! refreshed by an interval, not by keystrokes, so a keystroke stays O(1).
 
-use super::input::{Edit, TypingInput};
+use super::input::TypingInput;
 use super::prompt::{Marks, PromptView};
 use super::texts::Assignment;
 use keydo_core::score::{self, Stats, TIME_MODE_DURATION_MS};
-use keydo_core::{Mode, Session};
+use keydo_core::{Edit, Mode, Session};
 use leptos::html::{Div, Input};
 use leptos::prelude::*;
 use std::time::Duration;
@@ -70,7 +70,7 @@ pub fn Play(
 
     let on_edit = move |edit: Edit, at: u64| {
         let old_caret = session.with_value(Session::caret);
-        session.update_value(|s| edit.apply(s, at));
+        session.update_value(|s| s.apply(edit, at));
         session.with_value(|s| {
             marks.sync(s, old_caret);
             let is_composing = !s.composition().is_empty();
