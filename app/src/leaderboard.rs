@@ -8,7 +8,7 @@ use gloo_net::http::Request;
 use keydo_core::Mode;
 use keydo_core::api::{Board, ErrorBody, Leaderboard as Board_, OwnRank};
 use keydo_core::week::week_label;
-use keydo_storage::Db;
+use keydo_storage::{Credentials, Db};
 use leptos::prelude::*;
 
 /// Why the board cannot be shown.
@@ -135,11 +135,19 @@ async fn fetch_board(mode: Mode, board: Board) -> Result<Board_, Unavailable> {
         Err(_) => None,
     };
     let url = format!("/api/leaderboard?mode={}&board={}", mode.id(), board.id());
-    let mut request = Request::get(&url);
-    if let Some(credentials) = credentials {
-        request = request.header("Authorization", &format!("Bearer {}", credentials.token));
+    let send = |credentials: Option<Credentials>| {
+        let mut request = Request::get(&url);
+        if let Some(credentials) = credentials {
+            request = request.header("Authorization", &format!("Bearer {}", credentials.token));
+        }
+        request.send()
+    };
+    let mut response = send(credentials).await.map_err(|_| Unavailable::Offline)?;
+    if response.status() == 401 && credentials.is_some() {
+        // The server no longer knows this save (the sync renews it with the next
+        // score): the board itself is public, so show it without the own rank.
+        response = send(None).await.map_err(|_| Unavailable::Offline)?;
     }
-    let response = request.send().await.map_err(|_| Unavailable::Offline)?;
     if response.ok() {
         return response.json().await.map_err(|_| {
             Unavailable::Server("The server's answer could not be read. Try again later.".into())
