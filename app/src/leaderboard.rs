@@ -92,6 +92,9 @@ fn table(fetched: Board_) -> impl IntoView {
         Board::Weekly => format!("Week {}", week_label(fetched.week)),
         Board::Alltime => "All time".to_owned(),
     };
+    let empty = fetched.entries.is_empty().then(|| {
+        view! { <p class="muted" data-testid="leaderboard-empty">"No scores here yet. Be the first."</p> }
+    });
     let below_list = me
         .filter(|m| !fetched.entries.iter().any(|e| e.rank == m.rank))
         .map(|OwnRank { rank, value, .. }| {
@@ -118,6 +121,7 @@ fn table(fetched: Board_) -> impl IntoView {
                     .collect_view()}
             </tbody>
         </table>
+        {empty}
         {below_list}
     }
 }
