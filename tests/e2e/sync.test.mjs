@@ -70,6 +70,19 @@ test('played offline: the best per mode reaches the server once back online', as
     assert.deepEqual(await board(t.server.origin, 'zh'), [zhFast]);
     assert.deepEqual(await board(t.server.origin, 'zh', 'weekly'), [zhFast]);
     assert.deepEqual(await board(t.server.origin, 'quote'), [quote]);
+
+    // The page's own leaderboard, fetched live, highlights the player's row...
+    await t.page.getByTestId('leaderboard-mode').selectOption('zh');
+    await t.page.getByTestId('board-alltime').click();
+    const row = t.page.locator(`[data-testid="leaderboard"][data-value="${zhFast}"]`);
+    await row.waitFor();
+    assert.match(await row.getAttribute('class'), /\bme\b/);
+    // ...and offline says so instead of showing stale ranks.
+    await t.context.setOffline(true);
+    await t.page.getByTestId('leaderboard-refresh').click();
+    await t.page.getByTestId('leaderboard-offline').waitFor();
+    assert.equal(await t.page.getByTestId('leaderboard').count(), 0);
+    await t.context.setOffline(false);
   } finally {
     await t.close();
   }
