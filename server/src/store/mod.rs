@@ -103,7 +103,13 @@ enum Database {
 #[derive(Clone)]
 pub struct Store {
     database: Arc<Database>,
+    /// Saves by token hash. A save never changes once created, so a hit is as good
+    /// as a read; a restore replaces the database only while the server is stopped.
+    known_tokens: Arc<quick_cache::sync::Cache<String, Player>>,
 }
+
+/// How many saves' tokens stay cached (about 100 bytes each).
+const KNOWN_TOKENS: usize = 100_000;
 
 /// What recording a game did to the player's bests.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -122,6 +128,7 @@ impl Store {
         };
         Ok(Store {
             database: Arc::new(database),
+            known_tokens: Arc::new(quick_cache::sync::Cache::new(KNOWN_TOKENS)),
         })
     }
 
@@ -139,8 +146,17 @@ impl Store {
         &self,
         token_sha256: String,
     ) -> Result<Option<Player>, StoreError> {
-        self.read(move |sql| queries::player_by_token(sql, &token_sha256))
-            .await
+        if let Some(player) = self.known_tokens.get(&token_sha256) {
+            return Ok(Some(player));
+        }
+        let key = token_sha256.clone();
+        let player = self
+            .read(move |sql| queries::player_by_token(sql, &token_sha256))
+            .await?;
+        if let Some(player) = &player {
+            self.known_tokens.insert(key, player.clone());
+        }
+        Ok(player)
     }
 
     /// Records a validated game on the all-time board and, when `current_week` is
