@@ -42,12 +42,22 @@ impl Bests {
 }
 
 async fn stored_bests() -> Result<Vec<(Mode, i64)>, StorageError> {
-    Db::open().await?.bests().await
+    let db = Db::open().await?;
+    let bests = db.bests().await;
+    db.close();
+    bests
 }
 
 /// Writes a finished game durably; resolves once the transaction has committed.
 pub async fn record(mode: Mode, stats: Stats) -> Result<Recorded, StorageError> {
     let db = Db::open().await?;
+    let recorded = record_in(&db, mode, stats).await;
+    // An open connection would hold up a later schema upgrade of the database.
+    db.close();
+    recorded
+}
+
+async fn record_in(db: &Db, mode: Mode, stats: Stats) -> Result<Recorded, StorageError> {
     // Whole milliseconds since the epoch, far below 2^53.
     let played_at = js_sys::Date::now() as u64;
     let profile = db.profile(played_at).await?;
