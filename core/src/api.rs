@@ -9,6 +9,13 @@ use crate::score::Stats;
 use serde::{Deserialize, Serialize};
 use uuid::Uuid;
 
+pub mod code;
+pub use code::ApiCode;
+
+/// The header that makes a mutating request safe to resend: the server keeps the answer
+/// per key for at least a day and replays it (docs/sync.md).
+pub const IDEMPOTENCY_KEY_HEADER: &str = "Idempotency-Key";
+
 /// The largest request body the server reads, in bytes.
 pub const MAX_BODY_BYTES: usize = 100 * 1024;
 /// The most entries one leaderboard request returns, and the default.
@@ -36,13 +43,29 @@ pub struct SaveCreated {
     pub profile: Profile,
 }
 
-/// `GET /api/saves/me`: the save, without its token.
+/// `GET /api/saves/me`: the save, without its token, and the bests the server holds
+/// for it, so a client can resend what a server restored from a backup lacks.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct Save {
     pub player_id: Uuid,
     pub version: i64,
     pub profile: Profile,
+    /// The server's current week (UTC+8): the week each [`ServerBest::weekly`] is for.
+    pub week: i64,
+    /// One entry per mode the player has a score in.
+    pub bests: Vec<ServerBest>,
+}
+
+/// The server's best values of one player in one mode.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ServerBest {
+    pub mode: Mode,
+    /// The all-time best.
+    pub alltime: i64,
+    /// The best of [`Save::week`], if the player has one there.
+    pub weekly: Option<i64>,
 }
 
 /// What other players see of a save (and, later, its settings).
@@ -146,7 +169,8 @@ pub struct ErrorBody {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct ErrorDetail {
-    /// Stable, for programs: `RATE_LIMITED`, `TOO_FAST`, ...
+    /// Stable, for programs: one of [`ApiCode`] (kept a string so an older client reads
+    /// codes added later).
     pub code: String,
     /// For people.
     pub message: String,

@@ -13,6 +13,7 @@
 //! committed character that matched the passage where it landed. With that reading
 //! every rule below means the same in all four modes.
 
+use crate::api::ApiCode;
 use crate::mode::Mode;
 use serde::{Deserialize, Serialize};
 use std::fmt;
@@ -204,14 +205,14 @@ pub enum Implausible {
 
 impl Implausible {
     /// A stable code for the API's error body and for logs.
-    pub fn code(&self) -> &'static str {
+    pub fn code(&self) -> ApiCode {
         match self {
-            Implausible::Inconsistent(_) => "INCONSISTENT_STATS",
-            Implausible::TooShort { .. } => "TOO_SHORT",
-            Implausible::WrongDuration { .. } => "WRONG_DURATION",
-            Implausible::ValueMismatch { .. } => "VALUE_MISMATCH",
-            Implausible::TooFast { .. } => "TOO_FAST",
-            Implausible::LowAccuracy { .. } => "LOW_ACCURACY",
+            Implausible::Inconsistent(_) => ApiCode::InconsistentStats,
+            Implausible::TooShort { .. } => ApiCode::TooShort,
+            Implausible::WrongDuration { .. } => ApiCode::WrongDuration,
+            Implausible::ValueMismatch { .. } => ApiCode::ValueMismatch,
+            Implausible::TooFast { .. } => ApiCode::TooFast,
+            Implausible::LowAccuracy { .. } => ApiCode::LowAccuracy,
         }
     }
 
@@ -428,7 +429,7 @@ mod tests {
                 derived: 5_000
             }
         );
-        assert_eq!(err.code(), "VALUE_MISMATCH");
+        assert_eq!(err.code().as_str(), "VALUE_MISMATCH");
         assert_eq!(
             err.message(),
             "The score 5001 does not match the game's statistics, which earn 5000."
@@ -442,7 +443,7 @@ mod tests {
         assert_eq!(validate(Mode::Quote, &at_limit, 35_000), Ok(35_000));
         let over = stats(6_000, 176, 0);
         let err = validate(Mode::Quote, &over, 35_200).unwrap_err();
-        assert_eq!(err.code(), "TOO_FAST");
+        assert_eq!(err.code().as_str(), "TOO_FAST");
         assert_eq!(
             err.message(),
             "A speed of 352.00 WPM is beyond the human limit of 350 WPM."
@@ -453,7 +454,7 @@ mod tests {
         assert_eq!(value(Mode::Words, &hidden), 35_000);
         assert_eq!(
             validate(Mode::Words, &hidden, 35_000).unwrap_err().code(),
-            "TOO_FAST"
+            ApiCode::TooFast
         );
     }
 
@@ -499,7 +500,7 @@ mod tests {
             let result = validate(Mode::Time, &s, value(Mode::Time, &s));
             assert_eq!(result.is_ok(), ok, "{duration_ms} ms");
             if !ok {
-                assert_eq!(result.unwrap_err().code(), "WRONG_DURATION");
+                assert_eq!(result.unwrap_err().code().as_str(), "WRONG_DURATION");
             }
         }
         assert_eq!(
@@ -531,7 +532,7 @@ mod tests {
                 keystrokes: 201
             }
         );
-        assert_eq!(err.code(), "LOW_ACCURACY");
+        assert_eq!(err.code().as_str(), "LOW_ACCURACY");
     }
 
     #[test]
@@ -558,7 +559,7 @@ mod tests {
             for mode in Mode::ALL {
                 let err = validate(mode, &s, value(mode, &s)).unwrap_err();
                 assert_eq!(err, Implausible::Inconsistent(inconsistency));
-                assert_eq!(err.code(), "INCONSISTENT_STATS");
+                assert_eq!(err.code().as_str(), "INCONSISTENT_STATS");
             }
         }
         assert_eq!(
@@ -648,8 +649,8 @@ mod tests {
         ) {
             let v = value(mode, &s);
             prop_assert_eq!(validate(mode, &s, v), Ok(v));
-            prop_assert_eq!(validate(mode, &s, v + 1).unwrap_err().code(), "VALUE_MISMATCH");
-            prop_assert_eq!(validate(mode, &s, v - 1).unwrap_err().code(), "VALUE_MISMATCH");
+            prop_assert_eq!(validate(mode, &s, v + 1).unwrap_err().code().as_str(), "VALUE_MISMATCH");
+            prop_assert_eq!(validate(mode, &s, v - 1).unwrap_err().code().as_str(), "VALUE_MISMATCH");
         }
 
         #[test]

@@ -593,7 +593,7 @@ mod tests {
                 let value = score::value(mode, &stats);
                 if let Err(refused) = validate(mode, &stats, value) {
                     prop_assert!(
-                        ["TOO_SHORT", "TOO_FAST", "LOW_ACCURACY"].contains(&refused.code()),
+                        ["TOO_SHORT", "TOO_FAST", "LOW_ACCURACY"].contains(&refused.code().as_str()),
                         "{:?} for {:?}", refused, stats
                     );
                 }

@@ -14,6 +14,7 @@ use axum::http::{HeaderValue, StatusCode, header};
 use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
 use keydo_core::Implausible;
+use keydo_core::api::ApiCode;
 use serde_json::json;
 use std::any::Any;
 use std::borrow::Cow;
@@ -27,18 +28,16 @@ const UNAVAILABLE_MESSAGE: &str = "The service is briefly unavailable. Please tr
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ApiError {
     pub status: StatusCode,
-    pub code: &'static str,
+    pub code: ApiCode,
     pub message: Cow<'static, str>,
 }
 
 impl ApiError {
-    pub fn new(
-        status: StatusCode,
-        code: &'static str,
-        message: impl Into<Cow<'static, str>>,
-    ) -> Self {
+    /// The answer for `code`, with the status the code list gives it.
+    pub fn new(code: ApiCode, message: impl Into<Cow<'static, str>>) -> Self {
         ApiError {
-            status,
+            status: StatusCode::from_u16(code.status())
+                .expect("the code list holds valid HTTP statuses"),
             code,
             message: message.into(),
         }
@@ -52,57 +51,44 @@ impl ApiError {
     }
 
     fn unavailable() -> Self {
-        Self::new(
-            StatusCode::INTERNAL_SERVER_ERROR,
-            "INTERNAL",
-            UNAVAILABLE_MESSAGE,
-        )
+        Self::new(ApiCode::Internal, UNAVAILABLE_MESSAGE)
     }
 
     pub fn not_found() -> Self {
-        Self::new(
-            StatusCode::NOT_FOUND,
-            "NOT_FOUND",
-            "There is nothing at this address.",
-        )
+        Self::new(ApiCode::NotFound, "There is nothing at this address.")
     }
 
     pub fn forbidden_origin() -> Self {
         Self::new(
-            StatusCode::FORBIDDEN,
-            "FORBIDDEN_ORIGIN",
+            ApiCode::ForbiddenOrigin,
             "Requests from other websites are not accepted.",
         )
     }
 
     pub fn unauthorized() -> Self {
         Self::new(
-            StatusCode::UNAUTHORIZED,
-            "UNAUTHORIZED",
+            ApiCode::Unauthorized,
             "This request needs the token of a known save.",
         )
     }
 
     pub fn rate_limited() -> Self {
         Self::new(
-            StatusCode::TOO_MANY_REQUESTS,
-            "RATE_LIMITED",
+            ApiCode::RateLimited,
             "Too many requests. Please wait a minute and try again.",
         )
     }
 
     pub fn unsupported_media_type() -> Self {
         Self::new(
-            StatusCode::UNSUPPORTED_MEDIA_TYPE,
-            "UNSUPPORTED_MEDIA_TYPE",
+            ApiCode::UnsupportedMediaType,
             "The request body must be JSON, sent as `Content-Type: application/json`.",
         )
     }
 
     pub fn payload_too_large() -> Self {
         Self::new(
-            StatusCode::PAYLOAD_TOO_LARGE,
-            "PAYLOAD_TOO_LARGE",
+            ApiCode::PayloadTooLarge,
             "The request body is larger than 100 KiB.",
         )
     }
@@ -110,42 +96,28 @@ impl ApiError {
     /// The client stopped sending its body halfway (or sent broken chunking).
     pub fn body_unreadable() -> Self {
         Self::new(
-            StatusCode::BAD_REQUEST,
-            "BODY_UNREADABLE",
+            ApiCode::BodyUnreadable,
             "The request body could not be read.",
         )
     }
 
     pub fn invalid_utf8() -> Self {
-        Self::new(
-            StatusCode::BAD_REQUEST,
-            "INVALID_UTF8",
-            "The request body is not valid UTF-8.",
-        )
+        Self::new(ApiCode::InvalidUtf8, "The request body is not valid UTF-8.")
     }
 
     pub fn invalid_json() -> Self {
-        Self::new(
-            StatusCode::BAD_REQUEST,
-            "INVALID_JSON",
-            "The request body is not valid JSON.",
-        )
+        Self::new(ApiCode::InvalidJson, "The request body is not valid JSON.")
     }
 
     pub fn invalid_shape() -> Self {
         Self::new(
-            StatusCode::UNPROCESSABLE_ENTITY,
-            "INVALID_BODY",
+            ApiCode::InvalidBody,
             "The request body does not have the expected fields and types.",
         )
     }
 
     pub fn implausible(implausible: Implausible) -> Self {
-        Self::new(
-            StatusCode::UNPROCESSABLE_ENTITY,
-            implausible.code(),
-            implausible.message(),
-        )
+        Self::new(implausible.code(), implausible.message())
     }
 
     /// The answer for an error status that carries no [`ApiError`] (the router's 405,
@@ -154,19 +126,16 @@ impl ApiError {
         match status {
             StatusCode::NOT_FOUND => Self::not_found(),
             StatusCode::METHOD_NOT_ALLOWED => Self::new(
-                status,
-                "METHOD_NOT_ALLOWED",
+                ApiCode::MethodNotAllowed,
                 "This address does not accept this method.",
             ),
-            StatusCode::SERVICE_UNAVAILABLE => {
-                Self::new(status, "UNAVAILABLE", UNAVAILABLE_MESSAGE)
-            }
+            StatusCode::SERVICE_UNAVAILABLE => Self::new(ApiCode::Unavailable, UNAVAILABLE_MESSAGE),
             status if status.is_server_error() => Self::unavailable(),
-            status => Self::new(
+            // Keeps the status it came with (a 408, a 411...), under the catch-all code.
+            status => ApiError {
                 status,
-                "BAD_REQUEST",
-                "The request could not be understood.",
-            ),
+                ..Self::new(ApiCode::BadRequest, "The request could not be understood.")
+            },
         }
     }
 }
@@ -203,7 +172,7 @@ pub async fn render(request: Request, next: Next) -> Response {
         None => return response,
     };
     let body = json!({
-        "error": { "code": error.code, "message": error.message, "requestId": request_id }
+        "error": { "code": error.code.as_str(), "message": error.message, "requestId": request_id }
     });
     let (mut parts, _) = response.into_parts();
     parts.headers.remove(header::CONTENT_LENGTH);

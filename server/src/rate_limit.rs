@@ -134,7 +134,10 @@ mod tests {
         for _ in 0..3 {
             limiters.spend_ip(a).unwrap();
         }
-        assert_eq!(limiters.spend_ip(a).unwrap_err().code, "RATE_LIMITED");
+        assert_eq!(
+            limiters.spend_ip(a).unwrap_err().code,
+            keydo_core::api::ApiCode::RateLimited
+        );
         limiters.spend_ip(b).unwrap();
         limiters.spend_identity("p1").unwrap();
         limiters.spend_identity("p1").unwrap();

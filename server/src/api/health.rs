@@ -5,7 +5,7 @@ use crate::error::ApiError;
 use crate::state::AppState;
 use axum::Json;
 use axum::extract::State;
-use axum::http::StatusCode;
+use keydo_core::api::ApiCode;
 use serde_json::{Value, json};
 
 pub async fn check(State(state): State<AppState>) -> Result<Json<Value>, ApiError> {
@@ -14,8 +14,7 @@ pub async fn check(State(state): State<AppState>) -> Result<Json<Value>, ApiErro
         Err(error) => {
             tracing::error!(cause = %error, "the database does not answer");
             Err(ApiError::new(
-                StatusCode::SERVICE_UNAVAILABLE,
-                "DATABASE_UNAVAILABLE",
+                ApiCode::DatabaseUnavailable,
                 "The service is briefly unavailable. Please try again.",
             ))
         }

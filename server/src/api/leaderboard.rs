@@ -7,9 +7,9 @@ use crate::store::queries::{self, Player};
 use axum::Json;
 use axum::extract::rejection::QueryRejection;
 use axum::extract::{Extension, Query, State};
-use axum::http::StatusCode;
 use keydo_core::api::{
-    Board, DEFAULT_LEADERBOARD_LIMIT, Leaderboard, LeaderboardEntry, MAX_LEADERBOARD_LIMIT, OwnRank,
+    ApiCode, Board, DEFAULT_LEADERBOARD_LIMIT, Leaderboard, LeaderboardEntry,
+    MAX_LEADERBOARD_LIMIT, OwnRank,
 };
 use keydo_core::{Mode, week};
 use serde::Deserialize;
@@ -27,15 +27,15 @@ pub async fn show(
     player: Option<Extension<Player>>,
     params: Result<Query<Params>, QueryRejection>,
 ) -> Result<Json<Leaderboard>, ApiError> {
-    let Query(params) =
-        params.map_err(|_| bad_query("INVALID_QUERY", "The query string could not be read."))?;
+    let Query(params) = params
+        .map_err(|_| bad_query(ApiCode::InvalidQuery, "The query string could not be read."))?;
     let mode: Mode = params
         .mode
         .as_deref()
         .and_then(|mode| mode.parse().ok())
         .ok_or_else(|| {
             bad_query(
-                "INVALID_MODE",
+                ApiCode::InvalidMode,
                 "`mode` must be one of time, words, quote, zh.",
             )
         })?;
@@ -44,7 +44,7 @@ pub async fn show(
         Some("alltime") => Board::Alltime,
         _ => {
             return Err(bad_query(
-                "INVALID_BOARD",
+                ApiCode::InvalidBoard,
                 "`board` must be weekly or alltime.",
             ));
         }
@@ -57,7 +57,7 @@ pub async fn show(
             .filter(|limit| (1..=MAX_LEADERBOARD_LIMIT).contains(limit))
             .ok_or_else(|| {
                 bad_query(
-                    "INVALID_LIMIT",
+                    ApiCode::InvalidLimit,
                     "`limit` must be a whole number from 1 to 100.",
                 )
             })?,
@@ -96,6 +96,6 @@ pub async fn show(
     }))
 }
 
-fn bad_query(code: &'static str, message: &'static str) -> ApiError {
-    ApiError::new(StatusCode::BAD_REQUEST, code, message)
+fn bad_query(code: ApiCode, message: &'static str) -> ApiError {
+    ApiError::new(code, message)
 }

@@ -10,7 +10,7 @@ use crate::store::queries::Player;
 use axum::Json;
 use axum::extract::{Extension, State};
 use axum::http::StatusCode;
-use keydo_core::api::{CreateSave, DISPLAY_NAME_CHARS, Profile, Save, SaveCreated};
+use keydo_core::api::{ApiCode, CreateSave, DISPLAY_NAME_CHARS, Profile, Save, SaveCreated};
 use uuid::Uuid;
 
 /// The first version of a save; it grows when saves learn to change.
@@ -57,6 +57,9 @@ pub async fn me(Extension(player): Extension<Player>) -> Result<Json<Save>, ApiE
         profile: Profile {
             display_name: player.display_name,
         },
+        // Filled from the scores tables by the restore-healing change that follows.
+        week: 0,
+        bests: Vec::new(),
     }))
 }
 
@@ -68,8 +71,7 @@ fn checked_display_name(name: &str) -> Result<String, ApiError> {
         Ok(name.to_owned())
     } else {
         Err(ApiError::new(
-            StatusCode::UNPROCESSABLE_ENTITY,
-            "INVALID_DISPLAY_NAME",
+            ApiCode::InvalidDisplayName,
             "A display name has 1 to 24 characters and no control characters.",
         ))
     }
@@ -78,6 +80,7 @@ fn checked_display_name(name: &str) -> Result<String, ApiError> {
 #[cfg(test)]
 mod tests {
     use super::checked_display_name;
+    use keydo_core::api::ApiCode;
 
     #[test]
     fn display_names_are_trimmed_and_bounded() {
@@ -89,7 +92,7 @@ mod tests {
         for refused in ["", "   ", "a\u{0}b", "tab\there", "new\nline", "\u{7f}"] {
             assert_eq!(
                 checked_display_name(refused).unwrap_err().code,
-                "INVALID_DISPLAY_NAME",
+                ApiCode::InvalidDisplayName,
                 "{refused:?}"
             );
         }

@@ -1,0 +1,153 @@
+//! Every stable error code the API answers with, in one list: the server's error
+//! answers, the sync's classification and the page's wording all read it, so a code
+//! cannot exist in one place and be unknown in another (docs/api.md lists them).
+
+use std::fmt;
+
+/// Declares [`ApiCode`] from one table: variant, wire code, HTTP status, and whether
+/// the code is a validation refusal (see [`ApiCode::is_validation`]).
+macro_rules! api_codes {
+    ($($(#[$doc:meta])* $variant:ident = $code:literal, $status:literal, $validation:literal;)*) => {
+        /// A stable `SCREAMING_SNAKE` code from the API's error body.
+        #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+        pub enum ApiCode {
+            $($(#[$doc])* $variant,)*
+        }
+
+        impl ApiCode {
+            /// Every code, in the order of the table.
+            pub const ALL: &'static [ApiCode] = &[$(ApiCode::$variant,)*];
+
+            /// The code as it appears on the wire.
+            pub const fn as_str(self) -> &'static str {
+                match self {
+                    $(ApiCode::$variant => $code,)*
+                }
+            }
+
+            /// The HTTP status the API answers this code with.
+            pub const fn status(self) -> u16 {
+                match self {
+                    $(ApiCode::$variant => $status,)*
+                }
+            }
+
+            /// Whether the API refused the request's *content* (the result or the name
+            /// is invalid): sending the same request again can never succeed, so the
+            /// sync blocks it instead of retrying (docs/sync.md). Every other code is
+            /// about the moment or the deployment and is retried.
+            pub const fn is_validation(self) -> bool {
+                match self {
+                    $(ApiCode::$variant => $validation,)*
+                }
+            }
+        }
+    };
+}
+
+api_codes! {
+    /// A request the API could not understand (a catch-all for odd statuses).
+    BadRequest = "BAD_REQUEST", 400, false;
+    /// The client stopped sending its body halfway.
+    BodyUnreadable = "BODY_UNREADABLE", 400, false;
+    /// The body's bytes are not UTF-8 (a client sends valid JSON; a proxy may mangle it).
+    InvalidUtf8 = "INVALID_UTF8", 400, false;
+    /// The body is not JSON.
+    InvalidJson = "INVALID_JSON", 400, false;
+    /// A leaderboard query parameter is malformed.
+    InvalidQuery = "INVALID_QUERY", 400, false;
+    /// No such mode.
+    InvalidMode = "INVALID_MODE", 400, false;
+    /// No such board.
+    InvalidBoard = "INVALID_BOARD", 400, false;
+    /// The leaderboard limit is out of range.
+    InvalidLimit = "INVALID_LIMIT", 400, false;
+    /// The `Idempotency-Key` header is not a UUID.
+    InvalidIdempotencyKey = "INVALID_IDEMPOTENCY_KEY", 400, true;
+    /// The bearer token names no known save.
+    Unauthorized = "UNAUTHORIZED", 401, false;
+    /// The `Origin` is not the server's own.
+    ForbiddenOrigin = "FORBIDDEN_ORIGIN", 403, false;
+    /// Nothing at this address.
+    NotFound = "NOT_FOUND", 404, false;
+    /// The address does not take this method.
+    MethodNotAllowed = "METHOD_NOT_ALLOWED", 405, false;
+    /// The body is larger than [`super::MAX_BODY_BYTES`].
+    PayloadTooLarge = "PAYLOAD_TOO_LARGE", 413, false;
+    /// The body is not `application/json`.
+    UnsupportedMediaType = "UNSUPPORTED_MEDIA_TYPE", 415, false;
+    /// The body's fields or types are wrong.
+    InvalidBody = "INVALID_BODY", 422, true;
+    /// The display name breaks the name rules.
+    InvalidDisplayName = "INVALID_DISPLAY_NAME", 422, true;
+    /// The same `Idempotency-Key` came with a different body.
+    IdempotencyKeyReused = "IDEMPOTENCY_KEY_REUSED", 422, true;
+    /// The game's counters contradict each other.
+    InconsistentStats = "INCONSISTENT_STATS", 422, true;
+    /// The game was shorter than any game can be.
+    TooShort = "TOO_SHORT", 422, true;
+    /// A `time` game did not last 60 seconds.
+    WrongDuration = "WRONG_DURATION", 422, true;
+    /// The value does not follow from the game.
+    ValueMismatch = "VALUE_MISMATCH", 422, true;
+    /// Faster than the hard human limit.
+    TooFast = "TOO_FAST", 422, true;
+    /// Accuracy below the floor.
+    LowAccuracy = "LOW_ACCURACY", 422, true;
+    /// Too many requests; `Retry-After` says when to come back.
+    RateLimited = "RATE_LIMITED", 429, false;
+    /// An unexpected failure, logged under the request id.
+    Internal = "INTERNAL", 500, false;
+    /// The service is briefly unavailable (a timeout, a restart).
+    Unavailable = "UNAVAILABLE", 503, false;
+    /// The database cannot be reached or is full; `Retry-After` says when to retry.
+    DatabaseUnavailable = "DATABASE_UNAVAILABLE", 503, false;
+}
+
+impl ApiCode {
+    /// The code for its wire form, if the API has it.
+    pub fn parse(code: &str) -> Option<ApiCode> {
+        ApiCode::ALL.iter().copied().find(|c| c.as_str() == code)
+    }
+}
+
+impl fmt::Display for ApiCode {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::collections::HashSet;
+
+    #[test]
+    fn codes_are_unique_stable_snake_codes_that_round_trip() {
+        let mut seen = HashSet::new();
+        for &code in ApiCode::ALL {
+            let wire = code.as_str();
+            assert!(seen.insert(wire), "{wire} twice");
+            assert!(crate::classify::ErrorCode::new(wire).is_some(), "{wire}");
+            assert_eq!(ApiCode::parse(wire), Some(code));
+            assert!((400..=599).contains(&code.status()), "{wire}");
+        }
+        assert_eq!(ApiCode::parse("HTTP_404"), None);
+        assert_eq!(ApiCode::parse("too_fast"), None);
+    }
+
+    #[test]
+    fn only_refusals_of_content_are_validation_codes() {
+        for &code in ApiCode::ALL {
+            if code.is_validation() {
+                assert!(matches!(code.status(), 400 | 422), "{code}");
+            }
+            // Nothing about the moment, the network or the deployment blocks a score.
+            if code.status() >= 500
+                || matches!(code.status(), 401 | 403 | 404 | 405 | 413 | 415 | 429)
+            {
+                assert!(!code.is_validation(), "{code}");
+            }
+        }
+    }
+}
