@@ -4,7 +4,9 @@
 //! Request bodies refuse unknown fields (the server answers 422); response bodies
 //! accept them, so an older client keeps working when the server adds a field.
 
+use crate::input_log::InputLog;
 use crate::mode::Mode;
+use crate::prompt_id::PromptId;
 use crate::score::Stats;
 use serde::{Deserialize, Serialize};
 use uuid::Uuid;
@@ -21,7 +23,7 @@ pub const MAX_BODY_BYTES: usize = 100 * 1024;
 /// The most entries one leaderboard request returns, and the default.
 pub const MAX_LEADERBOARD_LIMIT: u32 = 100;
 pub const DEFAULT_LEADERBOARD_LIMIT: u32 = 50;
-/// The length bounds of a display name, in characters.
+/// The length bounds of a display name, in grapheme clusters (docs/replay.md).
 pub const DISPLAY_NAME_CHARS: std::ops::RangeInclusive<usize> = 1..=24;
 
 /// `POST /api/saves`: omit the name to get a generated one.
@@ -88,6 +90,14 @@ pub struct ScoreSubmission {
     /// When the game ended, in unix milliseconds.
     pub played_at: u64,
     pub stats: Stats,
+    /// Which prompt was typed. Required: the server answers 422 `INPUT_LOG_MISSING`
+    /// without it (optional here so that answer can say so).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub prompt: Option<PromptId>,
+    /// Every edit the game applied, with its time (docs/replay.md). Required like
+    /// `prompt`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub input: Option<InputLog>,
 }
 
 /// `200` from `POST /api/scores`, also for a resend or a lower score.
@@ -106,6 +116,11 @@ pub struct ScoreAck {
     pub weekly_best: Option<i64>,
     /// The server's current week.
     pub week: i64,
+    /// Whether the game waits for an operator's review before it appears on the public
+    /// boards (it counts for the player meanwhile; docs/replay.md). `improved` and the
+    /// bests then describe the public boards, without this game.
+    #[serde(default)]
+    pub held: bool,
 }
 
 /// Which leaderboard: this week's (UTC+8) or all time.
@@ -189,10 +204,16 @@ mod tests {
             "scoreId": "6f1c1f5e-8a4e-4b8e-9d43-2f4c1d0b9a11",
             "mode": "words", "week": 2917, "value": 6000, "playedAt": 1_764_460_800_000_u64,
             "stats": { "durationMs": 60000, "correctChars": 300, "errors": 2,
-                       "keystrokes": 310, "correctKeystrokes": 305 }
+                       "keystrokes": 310, "correctKeystrokes": 305 },
+            "prompt": { "corpus": "words", "seed": 42 },
+            "input": "AQB0UGg="
         });
         let submission: ScoreSubmission = serde_json::from_value(body.clone()).unwrap();
         assert_eq!(submission.mode, Mode::Words);
+        assert_eq!(
+            submission.input.as_ref().map(InputLog::as_bytes),
+            Some([1, 0, b't', 80, b'h'].as_slice())
+        );
         assert_eq!(serde_json::to_value(&submission).unwrap(), body);
     }
 

@@ -11,7 +11,9 @@ use crate::api::ScoreSubmission;
 use crate::backoff::retry_delay_ms;
 use crate::classify::{Disposition, ErrorCode, Failure, Request, classify};
 use crate::coalesce::FlushKind;
+use crate::input_log::InputLog;
 use crate::mode::Mode;
+use crate::prompt_id::PromptId;
 use crate::score::{self, Stats};
 use crate::week::week_of;
 use serde::{Deserialize, Serialize};
@@ -52,6 +54,12 @@ pub struct OutboxEntry {
     /// When the game ended, unix ms.
     pub played_at: u64,
     pub sync: SyncState,
+    /// What the server replays to verify the result (docs/replay.md); absent in
+    /// entries stored before verification existed.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub prompt: Option<PromptId>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub input: Option<InputLog>,
 }
 
 impl OutboxEntry {
@@ -74,6 +82,17 @@ impl OutboxEntry {
             stats,
             played_at,
             sync: SyncState::default(),
+            prompt: None,
+            input: None,
+        }
+    }
+
+    /// The entry with the game's prompt identity and input log, for the server's replay.
+    pub fn with_replay(self, prompt: PromptId, input: InputLog) -> OutboxEntry {
+        OutboxEntry {
+            prompt: Some(prompt),
+            input: Some(input),
+            ..self
         }
     }
 
@@ -104,6 +123,8 @@ impl From<&OutboxEntry> for ScoreSubmission {
             value: entry.value,
             played_at: entry.played_at,
             stats: entry.stats,
+            prompt: entry.prompt.clone(),
+            input: entry.input.clone(),
         }
     }
 }
@@ -404,6 +425,22 @@ mod tests {
         stored.remove("profileId");
         stored.remove("sync");
         assert_eq!(body, serde_json::Value::Object(stored.clone()));
+    }
+
+    #[test]
+    fn the_replay_travels_with_the_entry() {
+        let prompt = PromptId::for_game(Mode::Words, crate::Seed::new(7).unwrap(), None);
+        let input = InputLog::from_bytes(vec![1, 0, b'a']);
+        let e = entry(1, 250, NOON).with_replay(prompt.clone(), input.clone());
+        let stored = serde_json::to_value(&e).unwrap();
+        assert_eq!(
+            stored["prompt"],
+            serde_json::json!({"corpus": "words", "seed": 7})
+        );
+        assert_eq!(stored["input"], "AQBh");
+        assert_eq!(serde_json::from_value::<OutboxEntry>(stored).unwrap(), e);
+        let body = ScoreSubmission::from(&e);
+        assert_eq!((body.prompt, body.input), (Some(prompt), Some(input)));
     }
 
     #[test]

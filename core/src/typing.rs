@@ -26,7 +26,13 @@
 //! Every correct character of the final text was put there by the last keystroke at
 //! its position, which was then correct, so `correct_chars ≤ correct_keystrokes ≤
 //! keystrokes` holds for any sequence of events (checked by a property test).
+//!
+//! The session also records every edit it applies, at the session's own clock, into an
+//! [`InputLog`] ([`Session::input_log`]): replaying that log through a fresh session
+//! ([`Session::apply_logged`]) reproduces the game exactly, which is how the server
+//! verifies results (docs/replay.md).
 
+use crate::input_log::{InputLog, LoggedEdit, Recorder};
 use crate::mode::Mode;
 use crate::prompt::Prompt;
 use crate::score::{Stats, TIME_MODE_DURATION_MS};
@@ -77,6 +83,9 @@ pub struct Session {
     /// timer's, and the session's clock never runs backwards.
     now: u64,
     samples: Vec<Stats>,
+    /// Composition updates since the composition started: about one per key pressed.
+    composing_keys: u32,
+    log: Recorder,
 }
 
 impl Session {
@@ -89,6 +98,23 @@ impl Session {
             Edit::CompositionStart => self.composition_start(now),
             Edit::CompositionUpdate(text) => self.composition_update(&text),
             Edit::CompositionEnd(text) => self.composition_end(&text, now),
+        }
+    }
+
+    /// Feeds an edit read from an input log, made at `at` ms. A composition's updates
+    /// are replayed as their count: they are never scored.
+    pub fn apply_logged(&mut self, at: u64, edit: LoggedEdit<'_>) {
+        match edit {
+            LoggedEdit::Commit(text) => self.commit(text, at),
+            LoggedEdit::Backspace => self.backspace(at),
+            LoggedEdit::DeleteWord => self.delete_word(at),
+            LoggedEdit::CompositionStart => self.composition_start(at),
+            LoggedEdit::CompositionEnd { text, keys } => {
+                if !self.is_finished() {
+                    self.composing_keys = keys;
+                }
+                self.composition_end(text, at);
+            }
         }
     }
 
@@ -106,6 +132,8 @@ impl Session {
             ended_at: None,
             now: 0,
             samples: Vec::new(),
+            composing_keys: 0,
+            log: Recorder::default(),
         }
     }
 
@@ -169,6 +197,11 @@ impl Session {
         &self.samples
     }
 
+    /// Every edit applied so far, with its time: what a submission carries.
+    pub fn input_log(&self) -> InputLog {
+        self.log.log()
+    }
+
     /// Lets time pass: takes the samples due and ends a `time` game after 60 s.
     pub fn tick(&mut self, now: u64) {
         self.now = self.now.max(now);
@@ -188,10 +221,15 @@ impl Session {
 
     /// The player committed `text` (typed it, or an IME committed it).
     pub fn commit(&mut self, text: &str, now: u64) {
-        if !self.accepts_input(now) {
-            return;
+        if self.accepts_input(now) {
+            self.log.record(self.now, LoggedEdit::Commit(text));
+            self.type_text(text);
         }
-        self.start(now);
+    }
+
+    /// Puts `text` at the caret, starting the clock.
+    fn type_text(&mut self, text: &str) {
+        self.start(self.now);
         for typed in text.chars() {
             let Some(&expected) = self.target.get(self.typed.len()) else {
                 // Only `time` can run out of prompt (far beyond human speed): ignore.
@@ -214,7 +252,15 @@ impl Session {
 
     /// Deletes the character before the caret, unless it belongs to a finished word.
     pub fn backspace(&mut self, now: u64) {
-        if self.accepts_input(now) && self.typed.len() > self.locked {
+        if self.accepts_input(now) {
+            self.log.record(self.now, LoggedEdit::Backspace);
+            self.delete_one();
+        }
+    }
+
+    /// Deletes the character before the caret, unless it belongs to a finished word.
+    fn delete_one(&mut self) {
+        if self.typed.len() > self.locked {
             self.pop();
         }
     }
@@ -225,8 +271,9 @@ impl Session {
         if !self.accepts_input(now) {
             return;
         }
+        self.log.record(self.now, LoggedEdit::DeleteWord);
         if self.mode == Mode::Zh {
-            return self.backspace(now);
+            return self.delete_one();
         }
         while self.typed.len() > self.locked && self.typed.last() == Some(&' ') {
             self.pop();
@@ -239,8 +286,10 @@ impl Session {
     /// An IME composition began: the player is pressing keys, so the clock starts.
     pub fn composition_start(&mut self, now: u64) {
         if self.accepts_input(now) {
+            self.log.record(self.now, LoggedEdit::CompositionStart);
             self.start(now);
             self.composition.clear();
+            self.composing_keys = 0;
         }
     }
 
@@ -248,13 +297,19 @@ impl Session {
     pub fn composition_update(&mut self, text: &str) {
         if !self.is_finished() {
             self.composition = text.to_owned();
+            self.composing_keys = self.composing_keys.saturating_add(1);
         }
     }
 
     /// The composition ended, committing `text` (empty if it was cancelled).
     pub fn composition_end(&mut self, text: &str, now: u64) {
         self.composition.clear();
-        self.commit(text, now);
+        let keys = std::mem::take(&mut self.composing_keys);
+        if self.accepts_input(now) {
+            self.log
+                .record(self.now, LoggedEdit::CompositionEnd { text, keys });
+            self.type_text(text);
+        }
     }
 
     /// Advances the clock to `now` and says whether the game still takes input.

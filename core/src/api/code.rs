@@ -94,6 +94,27 @@ api_codes! {
     TooFast = "TOO_FAST", 422, true;
     /// Accuracy below the floor.
     LowAccuracy = "LOW_ACCURACY", 422, true;
+    /// The result carries no prompt identity or input log, so it cannot be replayed.
+    InputLogMissing = "INPUT_LOG_MISSING", 422, true;
+    /// The input log cannot be read, or holds edits the game would not have recorded.
+    InputLogInvalid = "INPUT_LOG_INVALID", 422, true;
+    /// The prompt identity names no prompt of the result's mode.
+    UnknownPrompt = "UNKNOWN_PROMPT", 422, true;
+    /// Replaying the log does not finish the game (the prompt was not typed to its end).
+    IncompleteGame = "INCOMPLETE_GAME", 422, true;
+    /// The claimed value or statistics differ from the replay's.
+    ReplayMismatch = "REPLAY_MISMATCH", 422, true;
+    /// `week` is not the UTC+8 week of `playedAt`.
+    WrongWeek = "WRONG_WEEK", 422, true;
+    /// `playedAt` lies in the future. Not a validation code: once the server's clock
+    /// passes it (a client clock running ahead), the same result is accepted.
+    PlayedInFuture = "PLAYED_IN_FUTURE", 422, false;
+    /// `playedAt` lies before the save existed (beyond the offline grace).
+    PlayedBeforeSave = "PLAYED_BEFORE_SAVE", 422, true;
+    /// The player already submitted another result on this seed.
+    SeedReused = "SEED_REUSED", 422, true;
+    /// Another player's name is the same up to case and compatibility forms.
+    NameTaken = "NAME_TAKEN", 422, true;
     /// Too many requests; `Retry-After` says when to come back.
     RateLimited = "RATE_LIMITED", 429, false;
     /// An unexpected failure, logged under the request id.

@@ -1,0 +1,203 @@
+//! The three text corpora together, and the prompt a [`PromptId`] names in them.
+//!
+//! The page and the server build prompts with the same functions from the same files
+//! (`assets/texts/`): the page fetches them, the server compiles them in
+//! ([`Corpora::shipped`], feature `shipped-texts`), so there is no copy to drift.
+
+use crate::mode::Mode;
+use crate::prompt::Prompt;
+use crate::prompt_id::{Corpus, PromptId};
+use crate::texts::{
+    self, CorpusError, Passages, TIME_MODE_WORD_COUNT, WORDS_MODE_WORD_COUNT, WordList,
+};
+use std::fmt;
+
+/// The word list and the two passage corpora.
+#[derive(Debug, Clone)]
+pub struct Corpora {
+    pub words: WordList,
+    pub quotes: Passages,
+    pub zh: Passages,
+}
+
+impl Corpora {
+    /// Parses the three files' contents.
+    pub fn parse(words_txt: &str, quotes_json: &str, zh_json: &str) -> Result<Self, CorpusError> {
+        Ok(Corpora {
+            words: WordList::parse(words_txt)?,
+            quotes: Passages::parse(quotes_json)?,
+            zh: Passages::parse(zh_json)?,
+        })
+    }
+
+    /// The corpora of `assets/texts/`, compiled in and parsed once.
+    #[cfg(feature = "shipped-texts")]
+    pub fn shipped() -> &'static Corpora {
+        static SHIPPED: std::sync::OnceLock<Corpora> = std::sync::OnceLock::new();
+        SHIPPED.get_or_init(|| {
+            Corpora::parse(
+                include_str!("../../assets/texts/words.txt"),
+                include_str!("../../assets/texts/quotes.json"),
+                include_str!("../../assets/texts/zh.json"),
+            )
+            .expect("the shipped corpora are valid (checked by core's tests)")
+        })
+    }
+
+    /// The prompt `id` names for a game of `mode`.
+    pub fn prompt(&self, mode: Mode, id: &PromptId) -> Result<Prompt, UnknownPrompt> {
+        if id.corpus() != Corpus::of(mode) {
+            return Err(UnknownPrompt::WrongCorpus {
+                mode,
+                corpus: id.corpus(),
+            });
+        }
+        match id {
+            PromptId::Seeded { seed, .. } => {
+                let count = match mode {
+                    Mode::Time => TIME_MODE_WORD_COUNT,
+                    Mode::Words => WORDS_MODE_WORD_COUNT,
+                    Mode::Quote | Mode::Zh => return Err(UnknownPrompt::NeedsPassage { mode }),
+                };
+                Ok(texts::words_prompt(&self.words, seed.get(), count))
+            }
+            PromptId::Passage { corpus, passage } => {
+                let passages = match corpus {
+                    Corpus::Quotes => &self.quotes,
+                    Corpus::Zh => &self.zh,
+                    Corpus::Words => return Err(UnknownPrompt::NeedsSeed { mode }),
+                };
+                passages
+                    .passages()
+                    .iter()
+                    .find(|p| p.id == *passage)
+                    .map(|p| p.text.clone())
+                    .ok_or_else(|| UnknownPrompt::NoSuchPassage {
+                        corpus: *corpus,
+                        passage: passage.clone(),
+                    })
+            }
+        }
+    }
+}
+
+/// Why a prompt identity names no prompt of its mode.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum UnknownPrompt {
+    /// The corpus is not the mode's.
+    WrongCorpus {
+        mode: Mode,
+        corpus: Corpus,
+    },
+    /// Random words are named by a seed.
+    NeedsSeed {
+        mode: Mode,
+    },
+    /// Passages are named by their id.
+    NeedsPassage {
+        mode: Mode,
+    },
+    NoSuchPassage {
+        corpus: Corpus,
+        passage: String,
+    },
+}
+
+impl fmt::Display for UnknownPrompt {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            UnknownPrompt::WrongCorpus { mode, corpus } => write!(
+                f,
+                "A {mode} game is not played on the {} texts.",
+                corpus.id()
+            ),
+            UnknownPrompt::NeedsSeed { mode } => {
+                write!(f, "A {mode} game's words are named by a seed.")
+            }
+            UnknownPrompt::NeedsPassage { mode } => {
+                write!(f, "A {mode} game's passage is named by its id.")
+            }
+            UnknownPrompt::NoSuchPassage { corpus, passage } => {
+                write!(f, "The {} texts have no passage {passage:?}.", corpus.id())
+            }
+        }
+    }
+}
+
+impl std::error::Error for UnknownPrompt {}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::prompt_id::Seed;
+
+    #[test]
+    fn rebuilds_what_the_page_builds() {
+        let corpora = Corpora::shipped();
+        let seed = Seed::new(9).unwrap();
+        let words = corpora
+            .prompt(Mode::Words, &PromptId::for_game(Mode::Words, seed, None))
+            .unwrap();
+        assert_eq!(
+            words,
+            texts::words_prompt(&corpora.words, 9, WORDS_MODE_WORD_COUNT)
+        );
+        let time = corpora
+            .prompt(Mode::Time, &PromptId::for_game(Mode::Time, seed, None))
+            .unwrap();
+        assert!(time.as_str().starts_with(words.as_str()));
+        let quote = texts::pick_passage(&corpora.quotes, 9);
+        assert_eq!(
+            corpora
+                .prompt(
+                    Mode::Quote,
+                    &PromptId::for_game(Mode::Quote, seed, Some(&quote.id))
+                )
+                .unwrap(),
+            quote.text
+        );
+    }
+
+    #[test]
+    fn refuses_identities_of_another_mode_or_nothing() {
+        let corpora = Corpora::shipped();
+        let seed = Seed::new(1).unwrap();
+        let cases = [
+            (
+                Mode::Zh,
+                PromptId::Seeded {
+                    corpus: Corpus::Words,
+                    seed,
+                },
+                "A zh game is not played on the words texts.",
+            ),
+            (
+                Mode::Quote,
+                PromptId::Seeded {
+                    corpus: Corpus::Quotes,
+                    seed,
+                },
+                "A quote game's passage is named by its id.",
+            ),
+            (
+                Mode::Words,
+                PromptId::Passage {
+                    corpus: Corpus::Words,
+                    passage: "x".into(),
+                },
+                "A words game's words are named by a seed.",
+            ),
+            (
+                Mode::Zh,
+                PromptId::Passage {
+                    corpus: Corpus::Zh,
+                    passage: "nope".into(),
+                },
+                "The zh texts have no passage \"nope\".",
+            ),
+        ];
+        for (mode, id, message) in cases {
+            assert_eq!(corpora.prompt(mode, &id).unwrap_err().to_string(), message);
+        }
+    }
+}

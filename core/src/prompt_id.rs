@@ -1,0 +1,253 @@
+//! Which prompt a game was played on: enough for the server to rebuild the exact text
+//! from the corpora the shell ships (docs/replay.md).
+//!
+//! Random-word games name their seed (`{"corpus": "words", "seed": 42}`); passage games
+//! name the passage (`{"corpus": "quotes", "passage": "austen-pride"}`), so adding a
+//! passage to a corpus never changes what an older game typed.
+
+use crate::mode::Mode;
+use serde::{Deserialize, Serialize};
+use std::fmt;
+
+/// One of the shell's text corpora (`assets/texts/`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Corpus {
+    /// `words.txt`: common English words, drawn by seed.
+    Words,
+    /// `quotes.json`: English passages.
+    Quotes,
+    /// `zh.json`: Chinese passages.
+    Zh,
+}
+
+impl Corpus {
+    /// The corpus a mode's prompts come from.
+    pub fn of(mode: Mode) -> Corpus {
+        match mode {
+            Mode::Time | Mode::Words => Corpus::Words,
+            Mode::Quote => Corpus::Quotes,
+            Mode::Zh => Corpus::Zh,
+        }
+    }
+
+    pub fn id(self) -> &'static str {
+        match self {
+            Corpus::Words => "words",
+            Corpus::Quotes => "quotes",
+            Corpus::Zh => "zh",
+        }
+    }
+}
+
+/// A prompt seed. At most 2^53 − 1, so it survives JavaScript numbers and IndexedDB
+/// unchanged.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(try_from = "u64", into = "u64")]
+pub struct Seed(u64);
+
+impl Seed {
+    /// The largest seed: JavaScript's `Number.MAX_SAFE_INTEGER`.
+    pub const MAX: u64 = (1 << 53) - 1;
+
+    /// `seed`, if it is at most [`Seed::MAX`].
+    pub fn new(seed: u64) -> Option<Seed> {
+        (seed <= Seed::MAX).then_some(Seed(seed))
+    }
+
+    /// The low 53 bits of any number: how the page turns random bits into a seed.
+    pub fn from_bits(bits: u64) -> Seed {
+        Seed(bits & Seed::MAX)
+    }
+
+    pub fn get(self) -> u64 {
+        self.0
+    }
+}
+
+impl TryFrom<u64> for Seed {
+    type Error = SeedTooLarge;
+
+    fn try_from(seed: u64) -> Result<Self, Self::Error> {
+        Seed::new(seed).ok_or(SeedTooLarge)
+    }
+}
+
+impl From<Seed> for u64 {
+    fn from(seed: Seed) -> u64 {
+        seed.0
+    }
+}
+
+/// A seed above [`Seed::MAX`].
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SeedTooLarge;
+
+impl fmt::Display for SeedTooLarge {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "a seed is at most {}", Seed::MAX)
+    }
+}
+
+/// The identity of a game's prompt.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(try_from = "WirePromptId", into = "WirePromptId")]
+pub enum PromptId {
+    /// Words drawn from `corpus` by `seed` (how many depends on the mode).
+    Seeded { corpus: Corpus, seed: Seed },
+    /// The passage of `corpus` whose id is `passage`.
+    Passage { corpus: Corpus, passage: String },
+}
+
+impl PromptId {
+    /// The identity of the prompt the page builds for `mode` from `seed` and, for
+    /// passage modes, the passage the seed picked.
+    pub fn for_game(mode: Mode, seed: Seed, passage_id: Option<&str>) -> PromptId {
+        let corpus = Corpus::of(mode);
+        match passage_id {
+            Some(passage) if corpus != Corpus::Words => PromptId::Passage {
+                corpus,
+                passage: passage.to_owned(),
+            },
+            _ => PromptId::Seeded { corpus, seed },
+        }
+    }
+
+    pub fn corpus(&self) -> Corpus {
+        match self {
+            PromptId::Seeded { corpus, .. } | PromptId::Passage { corpus, .. } => *corpus,
+        }
+    }
+
+    /// `corpus:seed` for seeded prompts: a seed counts once per player (docs/replay.md).
+    pub fn seed_key(&self) -> Option<String> {
+        match self {
+            PromptId::Seeded { corpus, seed } => Some(format!("{}:{}", corpus.id(), seed.get())),
+            PromptId::Passage { .. } => None,
+        }
+    }
+}
+
+impl fmt::Display for PromptId {
+    /// `words:42` or `quotes:austen-pride`.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            PromptId::Seeded { corpus, seed } => write!(f, "{}:{}", corpus.id(), seed.get()),
+            PromptId::Passage { corpus, passage } => write!(f, "{}:{passage}", corpus.id()),
+        }
+    }
+}
+
+/// The JSON object: a corpus and exactly one of `seed` and `passage`.
+#[derive(Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+struct WirePromptId {
+    corpus: Corpus,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    seed: Option<Seed>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    passage: Option<String>,
+}
+
+impl TryFrom<WirePromptId> for PromptId {
+    type Error = &'static str;
+
+    fn try_from(wire: WirePromptId) -> Result<Self, Self::Error> {
+        match (wire.seed, wire.passage) {
+            (Some(seed), None) => Ok(PromptId::Seeded {
+                corpus: wire.corpus,
+                seed,
+            }),
+            (None, Some(passage)) => Ok(PromptId::Passage {
+                corpus: wire.corpus,
+                passage,
+            }),
+            _ => Err("a prompt names either a seed or a passage"),
+        }
+    }
+}
+
+impl From<PromptId> for WirePromptId {
+    fn from(id: PromptId) -> Self {
+        match id {
+            PromptId::Seeded { corpus, seed } => WirePromptId {
+                corpus,
+                seed: Some(seed),
+                passage: None,
+            },
+            PromptId::Passage { corpus, passage } => WirePromptId {
+                corpus,
+                seed: None,
+                passage: Some(passage),
+            },
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn reads_and_writes_the_two_shapes() {
+        let seeded = PromptId::Seeded {
+            corpus: Corpus::Words,
+            seed: Seed::new(42).unwrap(),
+        };
+        let passage = PromptId::Passage {
+            corpus: Corpus::Zh,
+            passage: "lunyu-1".into(),
+        };
+        for (id, wire) in [
+            (&seeded, json!({"corpus": "words", "seed": 42})),
+            (&passage, json!({"corpus": "zh", "passage": "lunyu-1"})),
+        ] {
+            assert_eq!(serde_json::to_value(id).unwrap(), wire);
+            assert_eq!(&serde_json::from_value::<PromptId>(wire).unwrap(), id);
+        }
+        assert_eq!(seeded.seed_key().as_deref(), Some("words:42"));
+        assert_eq!(passage.seed_key(), None);
+        assert_eq!(passage.to_string(), "zh:lunyu-1");
+    }
+
+    #[test]
+    fn refuses_what_is_not_exactly_one_identity() {
+        for wrong in [
+            json!({"corpus": "words"}),
+            json!({"corpus": "words", "seed": 1, "passage": "a"}),
+            json!({"corpus": "words", "seed": 1, "extra": 1}),
+            json!({"corpus": "poems", "seed": 1}),
+            json!({"corpus": "words", "seed": -1}),
+            json!({"corpus": "words", "seed": 9_007_199_254_740_992_u64}),
+        ] {
+            assert!(
+                serde_json::from_value::<PromptId>(wrong.clone()).is_err(),
+                "{wrong}"
+            );
+        }
+        assert!(
+            serde_json::from_value::<PromptId>(
+                json!({"corpus": "words", "seed": 9_007_199_254_740_991_u64})
+            )
+            .is_ok()
+        );
+    }
+
+    #[test]
+    fn the_page_seeds_fit_javascript_numbers() {
+        assert_eq!(Seed::from_bits(u64::MAX).get(), Seed::MAX);
+        assert_eq!(Seed::from_bits(7).get(), 7);
+        assert_eq!(
+            PromptId::for_game(Mode::Quote, Seed::from_bits(3), Some("q")),
+            PromptId::Passage {
+                corpus: Corpus::Quotes,
+                passage: "q".into()
+            }
+        );
+        assert_eq!(
+            PromptId::for_game(Mode::Time, Seed::from_bits(3), None).corpus(),
+            Corpus::Words
+        );
+    }
+}
