@@ -5,6 +5,7 @@
 
 use crate::settings::{RateLimits, Settings};
 use clap::{Args, Parser, Subcommand};
+use keydo_core::review::Thresholds;
 use std::net::SocketAddr;
 use std::num::NonZeroU32;
 use std::path::PathBuf;
@@ -41,6 +42,9 @@ pub enum Command {
     /// Write a consistent copy of the live SQLite database to <FILE>.
     #[command(after_long_help = RESTORE_HELP)]
     Backup(BackupArgs),
+    /// Moderate the live database: held and suspicious results, approvals, hidden
+    /// players, name resets (docs/replay.md).
+    Admin(crate::admin::AdminArgs),
 }
 
 #[derive(Debug, Clone, Args)]
@@ -68,6 +72,15 @@ pub struct ServeArgs {
     /// Seconds an API request may take before it is answered 503.
     #[arg(long, env = "KEYDO_REQUEST_TIMEOUT_SECS", default_value_t = 10)]
     pub request_timeout_secs: u64,
+
+    /// Speeds above which a verified result waits for an operator's review before it
+    /// reaches the public boards, per mode (WPM; 字/分 for zh). Modes left out keep 200.
+    #[arg(
+        long,
+        env = "KEYDO_REVIEW_THRESHOLDS",
+        default_value = "time=200,words=200,quote=200,zh=200"
+    )]
+    pub review_thresholds: Thresholds,
 }
 
 /// Where the database lives.
@@ -124,6 +137,7 @@ impl ServeArgs {
                 save_creations_per_minute: self.rate_limits.rate_limit_saves,
             },
             request_timeout: Duration::from_secs(self.request_timeout_secs),
+            review: self.review_thresholds,
         }
     }
 }

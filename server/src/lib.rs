@@ -4,6 +4,7 @@
 //! The binary (`main.rs`) only parses the command line; everything else lives here so
 //! tests can build the same router around a temporary database and a fake clock.
 
+pub mod admin;
 pub mod api;
 pub mod auth;
 pub mod backup;

@@ -1,4 +1,12 @@
-//! Friendly generated display names ("Swift Otter 42") for saves created without one.
+//! Display names on the server: generated ones ("Swift Otter 4821") for saves created
+//! without a name, and one save per name, where names equal up to case and width are
+//! one name (the rules live in `keydo_core::names`; docs/replay.md).
+
+use crate::error::ApiError;
+use crate::store::queries::Player;
+use crate::store::{NameTaken, Store};
+use keydo_core::api::ApiCode;
+use keydo_core::names::DisplayName;
 
 const ADJECTIVES: &[&str] = &[
     "Swift", "Quiet", "Brave", "Clever", "Nimble", "Steady", "Bright", "Calm", "Eager", "Gentle",
@@ -10,28 +18,132 @@ const ANIMALS: &[&str] = &[
     "Sparrow", "Koala", "Marten", "Gecko", "Raven", "Bison", "Yak", "Hare", "Owl", "Wren",
 ];
 
-/// A random name like "Swift Otter 42": adjective, animal, a number from 10 to 99.
-pub fn friendly_name() -> String {
+/// How many generated names are tried before giving up: with 3.6 million of them, a
+/// try fails only as often as that share of them is taken.
+const GENERATED_NAME_TRIES: usize = 16;
+
+/// A random name like "Swift Otter 4821": adjective, animal, a number from 1000 to 9999.
+pub fn friendly_name() -> DisplayName {
     let adjective = ADJECTIVES[fastrand::usize(..ADJECTIVES.len())];
     let animal = ANIMALS[fastrand::usize(..ANIMALS.len())];
-    format!("{adjective} {animal} {}", fastrand::u8(10..=99))
+    let name = format!("{adjective} {animal} {}", fastrand::u16(1000..=9999));
+    DisplayName::parse(&name).expect("generated names follow the name rules")
+}
+
+/// The name a player asked for, if it follows the rules.
+pub fn requested(raw: &str) -> Result<DisplayName, ApiError> {
+    DisplayName::parse(raw)
+        .map_err(|error| ApiError::new(ApiCode::InvalidDisplayName, error.to_string()))
+}
+
+fn name_taken() -> ApiError {
+    ApiError::new(
+        ApiCode::NameTaken,
+        "Another player already has this name (names differing only in case or width are the same name).",
+    )
+}
+
+/// Creates the save `player` (its name aside) named `requested`, or a free generated
+/// name; returns the name.
+pub async fn create_save(
+    store: &Store,
+    player: Player,
+    requested: Option<DisplayName>,
+    token_sha256: String,
+    created_at: i64,
+) -> Result<DisplayName, ApiError> {
+    let tries = if requested.is_some() {
+        1
+    } else {
+        GENERATED_NAME_TRIES
+    };
+    let names = requested
+        .into_iter()
+        .chain(std::iter::repeat_with(friendly_name));
+    for name in names.take(tries) {
+        let named = Player {
+            display_name: name.to_string(),
+            ..player.clone()
+        };
+        let created = store
+            .create_named_player(named, name.key(), token_sha256.clone(), created_at)
+            .await
+            .map_err(ApiError::internal)?;
+        if created {
+            return Ok(name);
+        }
+    }
+    Err(if tries == 1 {
+        name_taken()
+    } else {
+        ApiError::internal("no free generated name")
+    })
+}
+
+/// Why an operator's name reset did not happen.
+#[derive(Debug, thiserror::Error)]
+pub enum ResetError {
+    #[error("{0}")]
+    Invalid(keydo_core::names::NameError),
+    #[error("another player already has this name")]
+    Taken,
+    #[error("no player has the id {0}")]
+    NoSuchPlayer(String),
+    #[error("no free generated name")]
+    NoFreeName,
+    #[error(transparent)]
+    Store(#[from] crate::store::StoreError),
+}
+
+/// Sets an operator's name for the player: `requested`, or a free generated one.
+/// Returns the name and the profile's new version.
+pub async fn reset(
+    store: &Store,
+    player_id: &str,
+    requested: Option<&str>,
+) -> Result<(DisplayName, i64), ResetError> {
+    let tries = if requested.is_some() {
+        1
+    } else {
+        GENERATED_NAME_TRIES
+    };
+    for _ in 0..tries {
+        let name = match requested {
+            Some(raw) => DisplayName::parse(raw).map_err(ResetError::Invalid)?,
+            None => friendly_name(),
+        };
+        match store.reset_name(player_id.to_owned(), name.clone()).await? {
+            None => return Err(ResetError::NoSuchPlayer(player_id.to_owned())),
+            Some(Ok(version)) => return Ok((name, version)),
+            Some(Err(NameTaken)) => {}
+        }
+    }
+    Err(if requested.is_some() {
+        ResetError::Taken
+    } else {
+        ResetError::NoFreeName
+    })
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use keydo_core::api::DISPLAY_NAME_CHARS;
 
     #[test]
-    fn every_possible_name_is_a_valid_display_name() {
+    fn every_possible_generated_name_is_a_valid_display_name() {
         let longest = ADJECTIVES.iter().map(|a| a.len()).max().unwrap()
             + ANIMALS.iter().map(|a| a.len()).max().unwrap()
             + " ".len() * 2
-            + 2;
-        assert!(longest <= *DISPLAY_NAME_CHARS.end());
-        for _ in 0..100 {
-            let name = friendly_name();
-            assert!(DISPLAY_NAME_CHARS.contains(&name.chars().count()), "{name}");
+            + 4;
+        assert!(longest <= 24);
+        for adjective in ADJECTIVES {
+            for animal in ANIMALS {
+                let name = format!("{adjective} {animal} 9999");
+                assert_eq!(DisplayName::parse(&name).unwrap().as_str(), name);
+            }
         }
+        let name = friendly_name().to_string();
+        let number: u16 = name.rsplit(' ').next().unwrap().parse().unwrap();
+        assert!((1000..=9999).contains(&number), "{name}");
     }
 }

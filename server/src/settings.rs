@@ -1,6 +1,7 @@
 //! What the running server is configured with, independent of how it was given
 //! (command line, environment or a test).
 
+use keydo_core::review::Thresholds;
 use std::num::NonZeroU32;
 use std::path::PathBuf;
 use std::time::Duration;
@@ -16,6 +17,8 @@ pub struct Settings {
     pub rate_limits: RateLimits,
     /// How long a request may take before it is answered 503.
     pub request_timeout: Duration,
+    /// Above these values results wait for an operator's review (docs/replay.md).
+    pub review: Thresholds,
 }
 
 /// Per-process API rate limits.

@@ -2,7 +2,10 @@
 
 mod common;
 
-use common::{MONDAY_2026_11_30_UTC8, TestServer, body_json, post_json, with_token, words_game};
+use common::{
+    MONDAY_2026_11_30_UTC8, TestServer, body_json, post_json, resubmitted, value_of, with_token,
+    words_game,
+};
 use keydo_core::Mode;
 use keydo_core::week::week_of;
 use keydo_server::auth::token_sha256;
@@ -16,23 +19,28 @@ use uuid::Uuid;
 const WRITERS: usize = 4;
 const PLAYERS_PER_WRITER: usize = 40;
 
-/// Player `n` of writer `w` is named `w-n` and scores `300 + n` correct characters.
+/// Player `n` of writer `w` is named `w-n` and plays game `n` of [`games`].
 fn name(writer: usize, n: usize) -> String {
     format!("{writer}-{n}")
 }
 
-fn value(n: usize) -> i64 {
-    (300 + n as i64) * 20
+/// Game `n`: `words` on seed `n` at `60 + n` WPM.
+fn games() -> Vec<serde_json::Value> {
+    (0..PLAYERS_PER_WRITER)
+        .map(|n| words_game(n as u64, 60 + n as u32, MONDAY_2026_11_30_UTC8))
+        .collect()
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_backup_taken_under_write_load_restores_every_row() {
     let server = TestServer::sqlite().await;
     let week = week_of(MONDAY_2026_11_30_UTC8);
+    let games = std::sync::Arc::new(games());
     let (progress, mut progressed) = tokio::sync::mpsc::unbounded_channel();
     let writers: Vec<_> = (0..WRITERS)
         .map(|writer| {
             let (app, progress) = (server.app_from(common::client_addr()), progress.clone());
+            let games = games.clone();
             tokio::spawn(async move {
                 use tower::ServiceExt;
                 let mut tokens = HashMap::new();
@@ -41,8 +49,7 @@ async fn a_backup_taken_under_write_load_restores_every_row() {
                         post_json("/api/saves", &json!({ "displayName": name(writer, n) }));
                     let created = body_json(app.clone().oneshot(create).await.unwrap()).await;
                     let token: Uuid = created["token"].as_str().unwrap().parse().unwrap();
-                    let game =
-                        words_game(Uuid::new_v4(), week, 300 + n as u32, MONDAY_2026_11_30_UTC8);
+                    let game = resubmitted(&games[n]);
                     let response = app
                         .clone()
                         .oneshot(with_token(post_json("/api/scores", &game), token))
@@ -139,7 +146,8 @@ async fn a_backup_taken_under_write_load_restores_every_row() {
         let n: usize = name.split_once('-').unwrap().1.parse().unwrap();
         match (all_time, weekly) {
             (Some(all_time), Some(weekly)) => {
-                assert_eq!((*all_time, *weekly), (value(n), value(n)), "{name}")
+                let value = value_of(&games[n]);
+                assert_eq!((*all_time, *weekly), (value, value), "{name}")
             }
             (None, None) => missing_scores += 1,
             torn => panic!("{name} has a torn write: {torn:?}"),

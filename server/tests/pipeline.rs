@@ -9,11 +9,9 @@ use common::{
     MONDAY_2026_11_30_UTC8, Options, TestServer, assert_error, body_json, client_addr, header,
     limits, post_json, with_token, words_game,
 };
-use keydo_core::week::week_of;
 use serde_json::json;
 use std::time::Duration;
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
-use uuid::Uuid;
 
 const UNKNOWN_TOKEN: &str = "6f1c1f5e-8a4e-4b8e-9d43-2f4c1d0b9a11";
 const MAX_BODY: usize = 100 * 1024;
@@ -43,12 +41,7 @@ fn raw_post(uri: &str, content_type: &str, body: impl Into<Body>) -> Request<Bod
 }
 
 fn a_game() -> serde_json::Value {
-    words_game(
-        Uuid::new_v4(),
-        week_of(MONDAY_2026_11_30_UTC8),
-        300,
-        MONDAY_2026_11_30_UTC8,
-    )
+    words_game(1, 80, MONDAY_2026_11_30_UTC8)
 }
 
 #[tokio::test]
@@ -461,13 +454,15 @@ async fn an_implausible_game_is_422_with_its_code() {
     let server = TestServer::sqlite().await;
     let save = server.create_save().await;
     let mut wrong_value = a_game();
-    wrong_value["value"] = json!(6_001);
-    let mut too_short = a_game();
-    too_short["stats"]["durationMs"] = json!(2_000);
-    too_short["value"] = json!(180_000);
-    let too_fast = words_game(Uuid::new_v4(), 1, 1_800, MONDAY_2026_11_30_UTC8);
+    wrong_value["value"] = json!(wrong_value["value"].as_i64().unwrap() + 1);
+    let mut wrong_stats = a_game();
+    wrong_stats["stats"]["durationMs"] = json!(2_000);
+    // Real games, replayed: 50 words in under 3 s, and at 400 WPM.
+    let too_short = words_game(2, 6_000, MONDAY_2026_11_30_UTC8);
+    let too_fast = words_game(3, 400, MONDAY_2026_11_30_UTC8);
     for (game, code) in [
-        (wrong_value, "VALUE_MISMATCH"),
+        (wrong_value, "REPLAY_MISMATCH"),
+        (wrong_stats, "REPLAY_MISMATCH"),
         (too_short, "TOO_SHORT"),
         (too_fast, "TOO_FAST"),
     ] {

@@ -1,56 +1,106 @@
-//! `POST /api/scores`: records a finished game on the player's boards.
+//! `POST /api/scores`: verifies a finished game by replaying it, then records it on
+//! the player's boards (docs/replay.md).
 //!
-//! The game is checked with the same rules the app scored it with
-//! (`keydo_core::score::validate`). The weekly board takes it only when its week is
-//! the server's current week (UTC+8), so scores kept offline for days do not land on
-//! a later week. Resends and lower scores change nothing and still answer 200, with
-//! the same answer for the same game: `improved` says whether this game (by
-//! `scoreId`) is the standing best, not whether this very request wrote it.
+//! The server rebuilds the game's prompt from the texts the shell ships, replays its
+//! input log through the same typing engine as the page, and keeps the replay's value
+//! (`keydo_core::verify`); a claim the replay does not back is refused. Results above
+//! the review thresholds or with timing no person produces are accepted but held off
+//! the public boards until an operator approves them. The weekly board takes a game
+//! only when its week is the server's current week (UTC+8). A resend of a `scoreId`
+//! finds the first receipt and answers as it did; another game on a used seed is
+//! refused. `improved` says whether this game (by `scoreId`) is the standing best on
+//! the public board, not whether this very request wrote it.
 
 use crate::error::ApiError;
 use crate::json_body::BoundedJson;
 use crate::state::AppState;
-use crate::store::queries::{Game, Player};
+use crate::store::Recording;
+use crate::store::queries::{NewResult, Player, ResultState};
 use axum::Json;
 use axum::extract::{Extension, State};
-use keydo_core::api::{ScoreAck, ScoreSubmission};
-use keydo_core::{score, week};
+use keydo_core::api::{ApiCode, ScoreAck, ScoreSubmission};
+use keydo_core::corpora::Corpora;
+use keydo_core::review::Hold;
+use keydo_core::verify::{self, Context, Refusal, Verified};
+use keydo_core::week;
 
 pub async fn submit(
     State(state): State<AppState>,
     Extension(player): Extension<Player>,
     BoundedJson(submission): BoundedJson<ScoreSubmission>,
 ) -> Result<Json<ScoreAck>, ApiError> {
-    let value = score::validate(submission.mode, &submission.stats, submission.value)
-        .map_err(ApiError::implausible)?;
     let now = state.clock.now_ms();
-    let current_week = week::week_of(now);
-    // A game cannot end in the future; a clock running ahead must not win ties.
-    let achieved_at = i64::try_from(submission.played_at)
-        .unwrap_or(i64::MAX)
-        .min(now);
-    let game = Game {
-        player_id: player.player_id,
-        mode: submission.mode,
-        score_id: submission.score_id.to_string(),
-        value,
-        achieved_at,
+    let context = Context {
+        corpora: Corpora::shipped(),
+        thresholds: &state.settings.review,
+        now_ms: now,
     };
+    let verified = verify::verify(&submission, &context).map_err(refused)?;
+    let current_week = week::week_of(now);
     let weekly_accepted = submission.week == current_week;
-    let recorded = state
+    let weekly_board = weekly_accepted.then_some(current_week);
+    let result = stored_result(&player, &submission, verified, now, weekly_board)?;
+    let recording = state
         .store
-        .record_game(game, weekly_accepted.then_some(current_week))
+        .record_verified(result, weekly_board)
         .await
         .map_err(ApiError::internal)?;
+    let (bests, held) = match recording {
+        Recording::Recorded { bests, held } => (bests, held),
+        Recording::SeedReused => {
+            return Err(ApiError::new(
+                ApiCode::SeedReused,
+                "You already sent another game on this prompt; a prompt counts once.",
+            ));
+        }
+        Recording::Refused(refusal) => return Err(refused(refusal)),
+    };
     Ok(Json(ScoreAck {
-        improved: recorded.all_time.is_this_game,
-        best: recorded.all_time.value,
+        improved: bests.all_time.is_this_game,
+        best: bests.all_time.value,
         weekly_accepted,
-        weekly_improved: recorded
-            .weekly
-            .as_ref()
-            .is_some_and(|best| best.is_this_game),
-        weekly_best: recorded.weekly.map(|best| best.value),
+        weekly_improved: bests.weekly.as_ref().is_some_and(|best| best.is_this_game),
+        weekly_best: bests.weekly.map(|best| best.value),
         week: current_week,
+        held,
     }))
+}
+
+fn refused(refusal: Refusal) -> ApiError {
+    ApiError::new(refusal.code, refusal.message)
+}
+
+/// The row that keeps a verified result: held ones keep their input log for review.
+fn stored_result(
+    player: &Player,
+    submission: &ScoreSubmission,
+    verified: Verified,
+    now: i64,
+    board_week: Option<i64>,
+) -> Result<NewResult, ApiError> {
+    let held = !verified.holds.is_empty();
+    let holds: Vec<&str> = verified.holds.iter().map(|hold| hold.id()).collect();
+    Ok(NewResult {
+        player_id: player.player_id.clone(),
+        score_id: submission.score_id.to_string(),
+        mode: submission.mode,
+        value: verified.value,
+        prompt: verified.prompt.to_string(),
+        seed_key: verified.prompt.seed_key(),
+        // Verification refused any time beyond i64 as in the future.
+        played_at: i64::try_from(submission.played_at).map_err(ApiError::internal)?,
+        received_at: now,
+        board_week,
+        state: if held {
+            ResultState::Held
+        } else {
+            ResultState::Public
+        },
+        holds: holds.join(","),
+        suspicious: verified.holds.iter().any(|hold| Hold::is_suspicious(*hold)),
+        stats_json: serde_json::to_string(&verified.stats).map_err(ApiError::internal)?,
+        input: held
+            .then(|| submission.input.as_ref().map(|log| log.to_base64()))
+            .flatten(),
+    })
 }

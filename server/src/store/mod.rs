@@ -9,6 +9,7 @@ mod postgres;
 pub mod queries;
 pub mod sql;
 mod sqlite;
+mod verified;
 
 use self::postgres::Postgres;
 use self::sqlite::Sqlite;
@@ -17,6 +18,7 @@ use queries::{Best, Board, Entry, Game, Player, Standing};
 use sql::Sql;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
+pub use verified::{Approval, NameTaken, Recording};
 
 mod migrations {
     //! The schema's versioned migrations (`server/migrations/V<n>__<name>.sql`),

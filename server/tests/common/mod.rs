@@ -11,6 +11,10 @@ use axum::body::{Body, to_bytes};
 use axum::extract::connect_info::MockConnectInfo;
 use axum::http::{Request, Response, header};
 use keydo_core::api::SaveCreated;
+use keydo_core::corpora::Corpora;
+use keydo_core::review::Thresholds;
+use keydo_core::simulate::{Typist, play};
+use keydo_core::{Mode, Seed};
 use keydo_server::clock::Clock;
 use keydo_server::router;
 use keydo_server::settings::{RateLimits, Settings};
@@ -77,6 +81,7 @@ pub struct Options {
     pub postgres_admin_url: Option<String>,
     /// `None`: a temporary copy of [`SHELL`].
     pub dist: Option<PathBuf>,
+    pub review: Thresholds,
 }
 
 impl Default for Options {
@@ -87,6 +92,7 @@ impl Default for Options {
             request_timeout: Duration::from_secs(10),
             postgres_admin_url: None,
             dist: None,
+            review: Thresholds::default(),
         }
     }
 }
@@ -144,6 +150,7 @@ impl TestServer {
             public_origin: options.public_origin,
             rate_limits: options.rate_limits,
             request_timeout: options.request_timeout,
+            review: options.review,
         };
         let router = router::build(AppState::new(settings, store, clock.clone()));
         TestServer {
@@ -293,15 +300,35 @@ pub fn with_token(mut request: Request<Body>, token: impl std::fmt::Display) -> 
     request
 }
 
-/// A plausible `words` game: `correct_chars` in exactly 60 s, no mistakes; its value is
-/// `correct_chars × 20` (net WPM × 100).
-pub fn words_game(score_id: uuid::Uuid, week: i64, correct_chars: u32, played_at: i64) -> Value {
-    json!({
-        "scoreId": score_id, "mode": "words", "week": week,
-        "value": i64::from(correct_chars) * 20, "playedAt": played_at,
-        "stats": { "durationMs": 60_000, "correctChars": correct_chars, "errors": 0,
-                   "keystrokes": correct_chars, "correctKeystrokes": correct_chars }
-    })
+/// The body of a real game: `mode` dealt on `seed` as the page deals it, typed by a
+/// simulated person at about `wpm` (with a mistake fixed every 40 keys, and a human
+/// rhythm), ended at `played_at`, with a fresh score id. Its `value` is what the game
+/// scored.
+pub fn played_game(mode: Mode, seed: u64, wpm: u32, played_at: i64) -> Value {
+    let played = play(
+        Corpora::shipped(),
+        mode,
+        Seed::new(seed).unwrap(),
+        &Typist::steady_human(wpm),
+    );
+    serde_json::to_value(played.submission(uuid::Uuid::new_v4(), played_at as u64)).unwrap()
+}
+
+/// [`played_game`] in `words`.
+pub fn words_game(seed: u64, wpm: u32, played_at: i64) -> Value {
+    played_game(Mode::Words, seed, wpm, played_at)
+}
+
+/// The same game as `game` under a new score id: a second submission of it.
+pub fn resubmitted(game: &Value) -> Value {
+    let mut again = game.clone();
+    again["scoreId"] = json!(uuid::Uuid::new_v4());
+    again
+}
+
+/// A game's `value`.
+pub fn value_of(game: &Value) -> i64 {
+    game["value"].as_i64().expect("a value")
 }
 
 pub async fn body_bytes(response: Response<Body>) -> Vec<u8> {

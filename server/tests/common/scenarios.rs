@@ -2,16 +2,18 @@
 //! database (`api.rs` on SQLite, `postgres.rs` on PostgreSQL).
 
 use super::{
-    MONDAY_2026_11_30_UTC8, TestServer, assert_error, body_json, post_json, with_token, words_game,
+    MONDAY_2026_11_30_UTC8, TestServer, assert_error, body_json, played_game, post_json,
+    resubmitted, value_of, with_token, words_game,
 };
 use axum::body::Body;
 use axum::http::Request;
+use keydo_core::Mode;
 use keydo_core::api::{Leaderboard, Save, ScoreAck};
 use keydo_core::week::{week_of, week_start_ms};
 use serde_json::{Value, json};
 use uuid::Uuid;
 
-async fn submit(server: &TestServer, token: Uuid, game: &Value) -> ScoreAck {
+pub async fn submit(server: &TestServer, token: Uuid, game: &Value) -> ScoreAck {
     let response = server
         .send(with_token(post_json("/api/scores", game), token))
         .await;
@@ -19,7 +21,7 @@ async fn submit(server: &TestServer, token: Uuid, game: &Value) -> ScoreAck {
     serde_json::from_value(body_json(response).await).unwrap()
 }
 
-async fn leaderboard(server: &TestServer, query: &str, token: Option<Uuid>) -> Leaderboard {
+pub async fn leaderboard(server: &TestServer, query: &str, token: Option<Uuid>) -> Leaderboard {
     let mut request = Request::get(format!("/api/leaderboard?{query}"))
         .body(Body::empty())
         .unwrap();
@@ -31,7 +33,7 @@ async fn leaderboard(server: &TestServer, query: &str, token: Option<Uuid>) -> L
     serde_json::from_value(body_json(response).await).unwrap()
 }
 
-fn current_week(server: &TestServer) -> i64 {
+pub fn current_week(server: &TestServer) -> i64 {
     use keydo_server::clock::Clock;
     week_of(server.clock.now_ms())
 }
@@ -73,7 +75,11 @@ pub async fn saves_are_created_and_shown(server: &TestServer) {
     let generated = server.create_save().await;
     let words: Vec<&str> = generated.profile.display_name.split(' ').collect();
     assert_eq!(words.len(), 3, "{}", generated.profile.display_name);
-    assert!(words[2].parse::<u8>().is_ok_and(|n| (10..=99).contains(&n)));
+    assert!(
+        words[2]
+            .parse::<u16>()
+            .is_ok_and(|n| (1000..=9999).contains(&n))
+    );
 
     let refused = server
         .send(post_json(
@@ -87,12 +93,8 @@ pub async fn saves_are_created_and_shown(server: &TestServer) {
 /// The same game sent 100 times at once is recorded once, and every answer is the same.
 pub async fn the_same_game_sent_100_times_is_one_row(server: &TestServer) {
     let save = server.create_save().await;
-    let game = words_game(
-        Uuid::new_v4(),
-        current_week(server),
-        400,
-        MONDAY_2026_11_30_UTC8,
-    );
+    let game = words_game(1, 80, MONDAY_2026_11_30_UTC8);
+    let value = value_of(&game);
     let answers = futures_util::future::join_all((0..100).map(|_| {
         let request = with_token(post_json("/api/scores", &game), save.token);
         let app = server.app_from(super::client_addr());
@@ -105,8 +107,8 @@ pub async fn the_same_game_sent_100_times_is_one_row(server: &TestServer) {
     }))
     .await;
     let expected = json!({
-        "improved": true, "best": 8000, "weeklyAccepted": true, "weeklyImproved": true,
-        "weeklyBest": 8000, "week": current_week(server)
+        "improved": true, "best": value, "weeklyAccepted": true, "weeklyImproved": true,
+        "weeklyBest": value, "week": current_week(server), "held": false
     });
     for answer in answers {
         assert_eq!(answer.unwrap(), expected);
@@ -119,126 +121,108 @@ pub async fn the_same_game_sent_100_times_is_one_row(server: &TestServer) {
         )
         .await;
         assert_eq!(board.entries.len(), 1);
-        assert_eq!(board.entries[0].value, 8000);
+        assert_eq!(board.entries[0].value, value);
         assert_eq!(board.me.unwrap().rank, 1);
     }
 }
 
-/// A lower score changes nothing and still answers 200; a higher one replaces it.
+/// A lower score changes nothing and still answers 200; a higher one replaces it. In
+/// `quote` (passages have no seed to spend) the same passage typed the same way twice
+/// is a tie, which keeps the earlier game.
 pub async fn a_lower_score_is_a_no_op(server: &TestServer) {
     let save = server.create_save().await;
     let week = current_week(server);
-    let first = submit(
-        server,
-        save.token,
-        &words_game(Uuid::new_v4(), week, 500, MONDAY_2026_11_30_UTC8),
-    )
-    .await;
+    let t = MONDAY_2026_11_30_UTC8;
+    let first_game = played_game(Mode::Quote, 1, 80, t);
+    let first = submit(server, save.token, &first_game).await;
     assert!(first.improved && first.weekly_improved);
-    assert_eq!(first.best, 10_000);
+    let best = value_of(&first_game);
+    assert_eq!(first.best, best);
 
-    let lower = submit(
-        server,
-        save.token,
-        &words_game(Uuid::new_v4(), week, 300, MONDAY_2026_11_30_UTC8),
-    )
-    .await;
+    let lower_game = played_game(Mode::Quote, 1, 50, t);
+    assert!(value_of(&lower_game) < best);
+    let lower = submit(server, save.token, &lower_game).await;
     assert_eq!(
         lower,
         ScoreAck {
             improved: false,
-            best: 10_000,
+            best,
             weekly_accepted: true,
             weekly_improved: false,
-            weekly_best: Some(10_000),
-            week
+            weekly_best: Some(best),
+            week,
+            held: false,
         }
     );
-    let equal = submit(
-        server,
-        save.token,
-        &words_game(Uuid::new_v4(), week, 500, MONDAY_2026_11_30_UTC8 + 1),
-    )
-    .await;
+    let equal = submit(server, save.token, &resubmitted(&first_game)).await;
     assert!(!equal.improved, "a tie keeps the earlier game");
 
-    let higher = submit(
-        server,
-        save.token,
-        &words_game(Uuid::new_v4(), week, 600, MONDAY_2026_11_30_UTC8 + 2),
-    )
-    .await;
+    let received = t + 3_600_000 + 5_000;
+    server.clock.set(received);
+    let higher_game = played_game(Mode::Quote, 1, 110, t);
+    let higher = submit(server, save.token, &higher_game).await;
     assert!(higher.improved && higher.weekly_improved);
-    assert_eq!(higher.best, 12_000);
-    let board = leaderboard(server, "mode=words&board=alltime", None).await;
+    assert_eq!(higher.best, value_of(&higher_game));
+    let board = leaderboard(server, "mode=quote&board=alltime", None).await;
     assert_eq!(board.entries.len(), 1);
     assert_eq!(
         (board.entries[0].value, board.entries[0].achieved_at),
-        (12_000, MONDAY_2026_11_30_UTC8 + 2)
+        (value_of(&higher_game), received),
+        "achievedAt is when the server received the game"
     );
 }
 
 /// The weekly board takes a game only in the server's current UTC+8 week, on both
 /// sides of Monday 00:00 UTC+8; the all-time board always may.
 pub async fn weekly_boards_follow_the_servers_utc8_week(server: &TestServer) {
-    let save = server.create_save().await;
     let monday = MONDAY_2026_11_30_UTC8;
     let week = week_of(monday);
     assert_eq!(week_start_ms(week), monday);
+    server.clock.set(monday - 3_600_000);
+    let save = server.create_save().await;
 
-    // Sunday 23:59:59.999 UTC+8 on the server: the client already says Monday's week.
+    // Sunday 23:59:59.999 UTC+8 on the server; the client's clock, a second ahead,
+    // already says Monday.
     server.clock.set(monday - 1);
-    let early = submit(
-        server,
-        save.token,
-        &words_game(Uuid::new_v4(), week, 300, monday - 2),
-    )
-    .await;
+    let early_game = words_game(1, 60, monday + 1_000);
+    let early = submit(server, save.token, &early_game).await;
     assert_eq!(
         (early.weekly_accepted, early.weekly_best, early.week),
         (false, None, week - 1)
     );
     assert!(early.improved, "the all-time board still takes it");
-    let on_time = submit(
-        server,
-        save.token,
-        &words_game(Uuid::new_v4(), week - 1, 310, monday - 2),
-    )
-    .await;
+    let on_time_game = words_game(2, 62, monday - 2);
+    let on_time = submit(server, save.token, &on_time_game).await;
     assert_eq!(
         (on_time.weekly_accepted, on_time.weekly_best),
-        (true, Some(6_200))
+        (true, Some(value_of(&on_time_game)))
     );
 
     // Monday 00:00 UTC+8: last week's games no longer reach a weekly board.
     server.clock.set(monday);
-    let late = submit(
-        server,
-        save.token,
-        &words_game(Uuid::new_v4(), week - 1, 320, monday - 2),
-    )
-    .await;
+    let late_game = words_game(3, 90, monday - 2);
+    let late = submit(server, save.token, &late_game).await;
     assert_eq!(
         (late.weekly_accepted, late.weekly_improved, late.week),
         (false, false, week)
     );
-    let this_week = submit(
-        server,
-        save.token,
-        &words_game(Uuid::new_v4(), week, 200, monday),
-    )
-    .await;
+    let this_week_game = words_game(4, 40, monday);
+    let this_week = submit(server, save.token, &this_week_game).await;
     assert_eq!(
         (this_week.weekly_accepted, this_week.weekly_best),
-        (true, Some(4_000))
+        (true, Some(value_of(&this_week_game)))
     );
-    assert_eq!(this_week.best, 6_400, "the all-time best is the late game");
+    assert_eq!(
+        this_week.best,
+        value_of(&late_game),
+        "the all-time best is the late game"
+    );
 
     let weekly = leaderboard(server, "mode=words&board=weekly", Some(save.token)).await;
     assert_eq!(weekly.week, week);
     assert_eq!(
         weekly.entries.iter().map(|e| e.value).collect::<Vec<_>>(),
-        [4_000]
+        [value_of(&this_week_game)]
     );
     server.clock.set(monday - 1);
     let last_week = leaderboard(server, "mode=words&board=weekly", None).await;
@@ -248,35 +232,35 @@ pub async fn weekly_boards_follow_the_servers_utc8_week(server: &TestServer) {
             .iter()
             .map(|e| e.value)
             .collect::<Vec<_>>(),
-        [6_200]
+        [value_of(&on_time_game)]
     );
 }
 
-/// Best first; equal values go to whoever got there first, then to the smaller player
-/// id; `me` is the caller's place in that order.
+/// Best first; equal values go to whoever the server received first, then to the
+/// smaller player id; `me` is the caller's place in that order. Players typing the same
+/// seed the same way score the same.
 pub async fn leaderboards_are_ordered_and_ties_go_to_the_first(server: &TestServer) {
-    let week = current_week(server);
-    let t = MONDAY_2026_11_30_UTC8;
+    let t = MONDAY_2026_11_30_UTC8 + 3_600_000;
     let mut players = Vec::new();
-    for (correct_chars, played_at) in [
-        (300, t + 1_000),
-        (350, t + 2_000),
-        (300, t + 500),
-        (300, t + 1_000),
-        (100, t),
+    for (wpm, received_at) in [
+        (60, t + 1_000),
+        (70, t + 2_000),
+        (60, t + 500),
+        (60, t + 1_000),
+        (30, t),
     ] {
+        server.clock.set(t);
         let save = server.create_save().await;
-        submit(
-            server,
-            save.token,
-            &words_game(Uuid::new_v4(), week, correct_chars, played_at),
-        )
-        .await;
-        players.push((save, correct_chars, played_at));
+        server.clock.set(received_at);
+        // Every game claims the week's first millisecond: `playedAt` decides no tie.
+        let game = words_game(7, wpm, MONDAY_2026_11_30_UTC8);
+        submit(server, save.token, &game).await;
+        players.push((save, value_of(&game), received_at));
     }
+    assert_eq!(players[0].1, players[2].1, "the same game scores the same");
     let mut expected = players.clone();
-    expected.sort_by_key(|(save, chars, at)| {
-        (std::cmp::Reverse(*chars), *at, save.player_id.to_string())
+    expected.sort_by_key(|(save, value, at)| {
+        (std::cmp::Reverse(*value), *at, save.player_id.to_string())
     });
 
     for board in ["alltime", "weekly"] {
@@ -296,7 +280,7 @@ pub async fn leaderboards_are_ordered_and_ties_go_to_the_first(server: &TestServ
             [1, 2, 3, 4, 5]
         );
         assert!(shown.me.is_none());
-        for (place, (save, chars, at)) in expected.iter().enumerate() {
+        for (place, (save, value, at)) in expected.iter().enumerate() {
             let mine = leaderboard(
                 server,
                 &format!("mode=words&board={board}&limit=2"),
@@ -307,7 +291,7 @@ pub async fn leaderboards_are_ordered_and_ties_go_to_the_first(server: &TestServ
             let me = mine.me.unwrap();
             assert_eq!(
                 (me.rank, me.value, me.achieved_at),
-                (place as i64 + 1, i64::from(*chars) * 20, *at)
+                (place as i64 + 1, *value, *at)
             );
         }
     }

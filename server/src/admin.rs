@@ -1,0 +1,152 @@
+//! `keydo-server admin ...`: moderation on the live database, SQLite or PostgreSQL,
+//! while the server runs (docs/replay.md).
+//!
+//! - `held`: results waiting for review, oldest first;
+//! - `suspicious`: results whose timing no person produces, newest first;
+//! - `approve <player> <score>`: a held result joins the public boards;
+//! - `hide <player>` / `unhide <player>`: off the public boards (their results still
+//!   count for them) and back;
+//! - `reset-name <player> [<name>]`: an operator's name (or a generated one), which the
+//!   player's own later changes do not override (`server-wins`).
+
+use crate::cli::DatabaseArgs;
+use crate::names::{self, ResetError};
+use crate::store::queries::{ListedResult, Listing};
+use crate::store::{Approval, Location, Store};
+use clap::{Args, Subcommand};
+use keydo_core::Mode;
+use std::io::Write;
+use std::time::{Duration, UNIX_EPOCH};
+use uuid::Uuid;
+
+#[derive(Debug, Args)]
+pub struct AdminArgs {
+    #[command(flatten)]
+    pub database: DatabaseArgs,
+
+    #[command(subcommand)]
+    pub command: AdminCommand,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum AdminCommand {
+    /// List results waiting for review, oldest first.
+    Held {
+        #[arg(long, default_value_t = 100)]
+        limit: u32,
+    },
+    /// List results whose timing no person produces (held or approved), newest first.
+    Suspicious {
+        #[arg(long, default_value_t = 100)]
+        limit: u32,
+    },
+    /// Approve a held result: it joins the public boards.
+    Approve { player_id: Uuid, score_id: Uuid },
+    /// Hide a player from the public boards; their results still count for them.
+    Hide { player_id: Uuid },
+    /// Show a hidden player on the public boards again.
+    Unhide { player_id: Uuid },
+    /// Reset a player's display name to NAME, or to a generated one. The player's own
+    /// later changes do not override it.
+    ResetName {
+        player_id: Uuid,
+        name: Option<String>,
+    },
+}
+
+/// Runs one admin command, writing what it did to `out`.
+pub async fn run(args: AdminArgs, out: &mut impl Write) -> anyhow::Result<()> {
+    let location = Location::new(
+        &args.database.data_dir,
+        args.database.database_url.as_deref(),
+    )?;
+    let store = tokio::task::spawn_blocking(move || Store::open(&location)).await??;
+    match args.command {
+        AdminCommand::Held { limit } => list(&store, Listing::Held, limit, out).await,
+        AdminCommand::Suspicious { limit } => list(&store, Listing::Suspicious, limit, out).await,
+        AdminCommand::Approve {
+            player_id,
+            score_id,
+        } => match store
+            .approve(player_id.to_string(), score_id.to_string())
+            .await?
+        {
+            Approval::Approved(result) => Ok(writeln!(
+                out,
+                "approved {player_id} {score_id}: {} {} is public",
+                result.mode,
+                speed(result.mode, result.value)
+            )?),
+            Approval::NotHeld => {
+                anyhow::bail!("no held result {score_id} of player {player_id}")
+            }
+        },
+        AdminCommand::Hide { player_id } => set_hidden(&store, player_id, true, out).await,
+        AdminCommand::Unhide { player_id } => set_hidden(&store, player_id, false, out).await,
+        AdminCommand::ResetName { player_id, name } => {
+            match names::reset(&store, &player_id.to_string(), name.as_deref()).await {
+                Ok((name, version)) => Ok(writeln!(
+                    out,
+                    "player {player_id} is now named {name:?} (set by an operator; profile version {version})"
+                )?),
+                Err(ResetError::Store(error)) => Err(error.into()),
+                Err(refused) => anyhow::bail!("{refused}"),
+            }
+        }
+    }
+}
+
+async fn set_hidden(
+    store: &Store,
+    player_id: Uuid,
+    hidden: bool,
+    out: &mut impl Write,
+) -> anyhow::Result<()> {
+    if !store.set_hidden(player_id.to_string(), hidden).await? {
+        anyhow::bail!("no player has the id {player_id}");
+    }
+    let now = if hidden { "hidden from" } else { "shown on" };
+    Ok(writeln!(
+        out,
+        "player {player_id} is {now} the public boards"
+    )?)
+}
+
+/// One tab-separated line per result, under a header.
+async fn list(
+    store: &Store,
+    listing: Listing,
+    limit: u32,
+    out: &mut impl Write,
+) -> anyhow::Result<()> {
+    let results = store.list_results(listing, i64::from(limit)).await?;
+    writeln!(
+        out,
+        "received (UTC)\tplayer\tname\tscore\tmode\tspeed\tstate\tholds"
+    )?;
+    for result in &results {
+        writeln!(out, "{}", line(result))?;
+    }
+    Ok(())
+}
+
+fn line(result: &ListedResult) -> String {
+    let received = UNIX_EPOCH + Duration::from_millis(result.received_at.max(0) as u64);
+    format!(
+        "{}\t{}\t{}\t{}\t{}\t{}\t{}\t{}",
+        humantime::format_rfc3339_seconds(received),
+        result.player_id,
+        result.display_name.escape_debug(),
+        result.score_id,
+        result.mode,
+        speed(result.mode, result.value),
+        result.state.id(),
+        result.holds
+    )
+}
+
+/// A value as the speed it stands for: `212.50 WPM`, `230.00 字/分`.
+fn speed(mode: Mode, value: i64) -> String {
+    let unit = if mode == Mode::Zh { "字/分" } else { "WPM" };
+    format!("{}.{:02} {unit}", value / 100, value % 100)
+}

@@ -1,0 +1,239 @@
+//! The store's side of verified results, review and moderation (docs/replay.md): each
+//! operation one transaction, built from the statements in [`super::queries`].
+
+use super::queries::{
+    self, Best, Board, Game, ListedResult, Listing, NewResult, Player, ResultState, StoredResult,
+};
+use super::sql::Sql;
+use super::{Recorded, Store, StoreError};
+use keydo_core::names::DisplayName;
+use keydo_core::verify::{Refusal, check_played_after_save};
+
+/// What recording a verified result came to.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Recording {
+    /// Stored (or, for a resend, found). `held`: off the public boards for now; the
+    /// bests then describe the boards without it.
+    Recorded { bests: Recorded, held: bool },
+    /// The player already has another result on this seed.
+    SeedReused,
+    /// Refused on the save's facts (played long before the save existed).
+    Refused(Refusal),
+}
+
+/// What an operator's approval came to.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Approval {
+    /// It is public now (on the boards unless the player is hidden).
+    Approved(StoredResult),
+    /// No such result waits for review.
+    NotHeld,
+}
+
+/// How many saves from before name keys existed get theirs per name check.
+const UNKEYED_BATCH: i64 = 1_000;
+
+impl Store {
+    /// Records a verified result: once per score id, once per seed, on the public
+    /// boards (all-time, and `weekly_board` if given) unless it is held or its player
+    /// is hidden. The first receipt's time is the boards' `achievedAt`.
+    pub async fn record_verified(
+        &self,
+        result: NewResult,
+        weekly_board: Option<i64>,
+    ) -> Result<Recording, StoreError> {
+        self.write(move |sql| {
+            let save = queries::save_facts(sql, &result.player_id)?.ok_or_else(|| {
+                StoreError::UnexpectedValue("a result for a save that does not exist".into())
+            })?;
+            if let Err(refusal) = check_played_after_save(result.played_at as u64, save.created_at)
+            {
+                return Ok(Recording::Refused(refusal));
+            }
+            let stored = if queries::insert_result(sql, &result)? {
+                StoredResult {
+                    mode: result.mode,
+                    value: result.value,
+                    received_at: result.received_at,
+                    board_week: result.board_week,
+                    state: result.state,
+                }
+            } else {
+                match queries::stored_result(sql, &result.player_id, &result.score_id)? {
+                    Some(stored) => stored,
+                    None => return Ok(Recording::SeedReused),
+                }
+            };
+            let game = Game {
+                player_id: result.player_id.clone(),
+                mode: stored.mode,
+                score_id: result.score_id.clone(),
+                value: stored.value,
+                achieved_at: stored.received_at,
+            };
+            let held = !stored.state.is_public() || save.hidden;
+            let bests = if held {
+                public_bests(sql, &game, weekly_board)?
+            } else {
+                Recorded {
+                    all_time: queries::record(sql, Board::AllTime, &game)?,
+                    weekly: weekly_board
+                        .map(|week| queries::record(sql, Board::Week(week), &game))
+                        .transpose()?,
+                }
+            };
+            Ok(Recording::Recorded { bests, held })
+        })
+        .await
+    }
+
+    /// Creates a save named `player.display_name` unless another save has the name's
+    /// key; says whether it did.
+    pub async fn create_named_player(
+        &self,
+        player: Player,
+        name_key: String,
+        token_sha256: String,
+        created_at: i64,
+    ) -> Result<bool, StoreError> {
+        self.write(move |sql| {
+            if name_taken(sql, &name_key, None)? {
+                return Ok(false);
+            }
+            queries::insert_player(sql, &player, &token_sha256, created_at)?;
+            queries::set_name_key(sql, &player.player_id, &name_key)?;
+            Ok(true)
+        })
+        .await
+    }
+
+    /// An operator's name for the player. `Ok(None)`: no such player; `Err` inside:
+    /// another player has the name.
+    pub async fn reset_name(
+        &self,
+        player_id: String,
+        name: DisplayName,
+    ) -> Result<Option<Result<i64, NameTaken>>, StoreError> {
+        self.write(move |sql| {
+            let key = name.key();
+            if name_taken(sql, &key, Some(&player_id))? {
+                return Ok(Some(Err(NameTaken)));
+            }
+            Ok(queries::set_name_by_operator(sql, &player_id, name.as_str(), &key)?.map(Ok))
+        })
+        .await
+    }
+
+    pub async fn list_results(
+        &self,
+        listing: Listing,
+        limit: i64,
+    ) -> Result<Vec<ListedResult>, StoreError> {
+        self.read(move |sql| queries::list_results(sql, listing, limit))
+            .await
+    }
+
+    /// Approves a held result and puts it on the boards it belongs to (unless its
+    /// player is hidden).
+    pub async fn approve(
+        &self,
+        player_id: String,
+        score_id: String,
+    ) -> Result<Approval, StoreError> {
+        self.write(move |sql| {
+            let Some(approved) = queries::approve_result(sql, &player_id, &score_id)? else {
+                return Ok(Approval::NotHeld);
+            };
+            let hidden = queries::save_facts(sql, &player_id)?.is_some_and(|save| save.hidden);
+            if !hidden {
+                put_on_boards(sql, &player_id, &score_id, &approved)?;
+            }
+            Ok(Approval::Approved(approved))
+        })
+        .await
+    }
+
+    /// Hides the player from the public boards, or shows them again (their public
+    /// results go back on the boards). `false` if no such player.
+    pub async fn set_hidden(&self, player_id: String, hidden: bool) -> Result<bool, StoreError> {
+        self.write(move |sql| {
+            if !queries::set_hidden(sql, &player_id, hidden)? {
+                return Ok(false);
+            }
+            queries::remove_from_boards(sql, &player_id)?;
+            if !hidden {
+                for (score_id, result) in queries::public_results(sql, &player_id)? {
+                    put_on_boards(sql, &player_id, &score_id, &result)?;
+                }
+            }
+            Ok(true)
+        })
+        .await
+    }
+}
+
+/// Another player has the name.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct NameTaken;
+
+/// Whether a player other than `except` holds `name_key`. Saves from before name keys
+/// existed get their keys first (a name refused by today's rules, or one whose key is
+/// taken already, gets a key no name has, so it blocks nothing).
+fn name_taken(sql: &mut dyn Sql, name_key: &str, except: Option<&str>) -> Result<bool, StoreError> {
+    loop {
+        let unkeyed = queries::unkeyed_names(sql, UNKEYED_BATCH)?;
+        let last_batch = (unkeyed.len() as i64) < UNKEYED_BATCH;
+        for (player_id, display_name) in unkeyed {
+            let key = match DisplayName::parse(&display_name).map(|name| name.key()) {
+                Ok(key) if queries::name_key_owner(sql, &key)?.is_none() => key,
+                _ => format!("legacy:{player_id}"),
+            };
+            queries::set_name_key(sql, &player_id, &key)?;
+        }
+        if last_batch {
+            break;
+        }
+    }
+    Ok(queries::name_key_owner(sql, name_key)?.is_some_and(|owner| Some(owner.as_str()) != except))
+}
+
+/// The player's public bests, without the game (held, or its player hidden).
+fn public_bests(
+    sql: &mut dyn Sql,
+    game: &Game,
+    weekly_board: Option<i64>,
+) -> Result<Recorded, StoreError> {
+    let best = |sql: &mut dyn Sql, board| -> Result<Best, StoreError> {
+        Ok(Best {
+            value: queries::board_value(sql, board, &game.player_id, game.mode)?.unwrap_or(0),
+            is_this_game: false,
+        })
+    };
+    Ok(Recorded {
+        all_time: best(sql, Board::AllTime)?,
+        weekly: weekly_board
+            .map(|week| best(sql, Board::Week(week)))
+            .transpose()?,
+    })
+}
+
+fn put_on_boards(
+    sql: &mut dyn Sql,
+    player_id: &str,
+    score_id: &str,
+    result: &StoredResult,
+) -> Result<(), StoreError> {
+    debug_assert!(result.state != ResultState::Held);
+    let game = Game {
+        player_id: player_id.to_owned(),
+        mode: result.mode,
+        score_id: score_id.to_owned(),
+        value: result.value,
+        achieved_at: result.received_at,
+    };
+    queries::record(sql, Board::AllTime, &game)?;
+    if let Some(week) = result.board_week {
+        queries::record(sql, Board::Week(week), &game)?;
+    }
+    Ok(())
+}
