@@ -42,10 +42,12 @@ impl fmt::Display for StorageError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             StorageError::Unavailable(e) => write!(f, "the browser's database is unavailable: {e}"),
-            StorageError::QuotaExceeded => f.write_str("the browser's storage for this site is full"),
-            StorageError::Blocked => {
-                f.write_str("the browser's database is held by another KeyDo tab; close it or reload")
+            StorageError::QuotaExceeded => {
+                f.write_str("the browser's storage for this site is full")
             }
+            StorageError::Blocked => f.write_str(
+                "the browser's database is held by another KeyDo tab; close it or reload",
+            ),
             StorageError::Database(e) => write!(f, "the browser's database failed: {e}"),
             StorageError::Record(e) => write!(f, "a stored record could not be read: {e}"),
         }
@@ -83,7 +85,10 @@ mod tests {
             StorageError::QuotaExceeded
         );
         let aborted = StorageError::from_dom("AbortError", "aborted");
-        assert_eq!(aborted, StorageError::Database("AbortError: aborted".into()));
+        assert_eq!(
+            aborted,
+            StorageError::Database("AbortError: aborted".into())
+        );
         for transient in [
             StorageError::QuotaExceeded,
             StorageError::Blocked,

@@ -163,7 +163,10 @@ pub(crate) async fn record_delivered(
 
 /// Stops keeping `score_id` as a delivered best: the API now refuses it and the
 /// player discarded it, so healing must not send it again.
-pub(crate) async fn forget_delivered(meta: &ObjectStore, score_id: Uuid) -> Result<(), StorageError> {
+pub(crate) async fn forget_delivered(
+    meta: &ObjectStore,
+    score_id: Uuid,
+) -> Result<(), StorageError> {
     for board in Board::ALL {
         for mode in Mode::ALL {
             let key = delivered_key(board, mode);
@@ -176,8 +179,14 @@ pub(crate) async fn forget_delivered(meta: &ObjectStore, score_id: Uuid) -> Resu
     Ok(())
 }
 
-async fn get<T: DeserializeOwned>(meta: &ObjectStore, key: &str) -> Result<Option<T>, StorageError> {
-    meta.get(JsValue::from(key))?.await?.map(from_js).transpose()
+async fn get<T: DeserializeOwned>(
+    meta: &ObjectStore,
+    key: &str,
+) -> Result<Option<T>, StorageError> {
+    meta.get(JsValue::from(key))?
+        .await?
+        .map(from_js)
+        .transpose()
 }
 
 async fn put<T: Serialize>(meta: &ObjectStore, key: &str, value: &T) -> Result<(), StorageError> {

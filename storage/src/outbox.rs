@@ -2,10 +2,10 @@
 //! loads its [`Slots`] (the sendable entry and the blocked ones beside it), applies
 //! `core`'s rule, and writes back the difference in the same transaction.
 
+use crate::StorageError;
 use crate::db::{BESTS, Db, HISTORY, META, OUTBOX};
 use crate::meta::{forget_delivered, record_delivered};
 use crate::records::{Best, Recorded, from_js, to_js};
-use crate::StorageError;
 use idb::{KeyRange, ObjectStore, Query, TransactionMode};
 use keydo_core::Mode;
 use keydo_core::outbox::{OutboxEntry, OutboxKey, Slots, SyncState, blocked_prefix};
@@ -25,7 +25,11 @@ impl Db {
 
         let bests = tx.store(BESTS)?;
         let mode_key: JsValue = entry.mode.id().into();
-        let previous: Option<Best> = bests.get(mode_key.clone())?.await?.map(from_js).transpose()?;
+        let previous: Option<Best> = bests
+            .get(mode_key.clone())?
+            .await?
+            .map(from_js)
+            .transpose()?;
         let new_best = previous.is_none_or(|best| entry.value > best.value);
         if new_best {
             let best = Best {
@@ -72,8 +76,10 @@ impl Db {
     /// is one (for restore healing). Returns whether it was deleted.
     pub async fn remove_if_unchanged(&self, sent: &OutboxEntry) -> Result<bool, StorageError> {
         let tx = self.transaction(&[OUTBOX, META], TransactionMode::ReadWrite)?;
-        let removed =
-            change_slots(&tx.store(OUTBOX)?, sent.key(), |s| s.acknowledge(sent.score_id)).await?;
+        let removed = change_slots(&tx.store(OUTBOX)?, sent.key(), |s| {
+            s.acknowledge(sent.score_id)
+        })
+        .await?;
         record_delivered(&tx.store(META)?, sent).await?;
         tx.done().await?;
         Ok(removed)
@@ -88,8 +94,10 @@ impl Db {
         sync: SyncState,
     ) -> Result<bool, StorageError> {
         let tx = self.transaction(&[OUTBOX], TransactionMode::ReadWrite)?;
-        let stored =
-            change_slots(&tx.store(OUTBOX)?, sent.key(), |s| s.record(sent.score_id, sync)).await?;
+        let stored = change_slots(&tx.store(OUTBOX)?, sent.key(), |s| {
+            s.record(sent.score_id, sync)
+        })
+        .await?;
         tx.done().await?;
         Ok(stored)
     }
@@ -110,9 +118,10 @@ impl Db {
             return Ok(None);
         };
         let tx = self.transaction(&[OUTBOX, META], TransactionMode::ReadWrite)?;
-        let discarded =
-            change_slots(&tx.store(OUTBOX)?, blocked.key(), |s| s.discard_blocked(score_id))
-                .await?;
+        let discarded = change_slots(&tx.store(OUTBOX)?, blocked.key(), |s| {
+            s.discard_blocked(score_id)
+        })
+        .await?;
         forget_delivered(&tx.store(META)?, score_id).await?;
         tx.done().await?;
         Ok(discarded)

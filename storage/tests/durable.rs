@@ -166,13 +166,25 @@ async fn acknowledged_bests_are_kept_for_healing_and_discarded_ones_are_not() {
     let delivered = db.delivered().await.unwrap();
     let ids = |entries: &[OutboxEntry]| entries.iter().map(|e| e.score_id).collect::<Vec<_>>();
     assert_eq!(ids(&delivered.alltime), [last_week.score_id, zh.score_id]);
-    assert_eq!(ids(&delivered.weekly), [this_week_high.score_id, zh.score_id]);
-    assert!(delivered.alltime.iter().all(|e| e.sync == Default::default()));
+    assert_eq!(
+        ids(&delivered.weekly),
+        [this_week_high.score_id, zh.score_id]
+    );
+    assert!(
+        delivered
+            .alltime
+            .iter()
+            .all(|e| e.sync == Default::default())
+    );
 
     // Healing re-queues them; one the API then refuses and the player discards is
     // kept no more.
     assert_eq!(db.requeue(&[zh.clone()]).await.unwrap(), 1);
-    assert_eq!(db.requeue(&[zh.clone()]).await.unwrap(), 0, "already queued");
+    assert_eq!(
+        db.requeue(&[zh.clone()]).await.unwrap(),
+        0,
+        "already queued"
+    );
     let mut sync = zh.sync.clone();
     sync.record_failure(
         keydo_core::classify::Request::SubmitScore {
