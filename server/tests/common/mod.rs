@@ -5,6 +5,7 @@
 #![allow(dead_code)] // each test binary uses its own part of these helpers
 
 pub mod scenarios;
+pub mod wire;
 
 use axum::Router;
 use axum::body::{Body, to_bytes};
