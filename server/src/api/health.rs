@@ -1,11 +1,12 @@
 //! `GET /api/health`: liveness for operators and load balancers, including whether
-//! the database answers.
+//! the database answers. `GET /api/ready`: readiness, which also runs and commits a
+//! write transaction (see [`crate::store::Store::check_writable`]), so a server whose
+//! database is read-only, locked, gone or full is taken out of rotation.
 
 use crate::error::ApiError;
 use crate::state::AppState;
 use axum::Json;
 use axum::extract::State;
-use keydo_core::api::ApiCode;
 use serde_json::{Value, json};
 
 pub async fn check(State(state): State<AppState>) -> Result<Json<Value>, ApiError> {
@@ -13,10 +14,17 @@ pub async fn check(State(state): State<AppState>) -> Result<Json<Value>, ApiErro
         Ok(()) => Ok(Json(json!({ "status": "ok", "database": "ok" }))),
         Err(error) => {
             tracing::error!(cause = %error, "the database does not answer");
-            Err(ApiError::new(
-                ApiCode::DatabaseUnavailable,
-                "The service is briefly unavailable. Please try again.",
-            ))
+            Err(ApiError::database_unavailable())
+        }
+    }
+}
+
+pub async fn ready(State(state): State<AppState>) -> Result<Json<Value>, ApiError> {
+    match state.store.check_writable().await {
+        Ok(()) => Ok(Json(json!({ "status": "ready", "database": "writable" }))),
+        Err(error) => {
+            tracing::error!(cause = %error, "the database does not take writes");
+            Err(ApiError::database_unavailable())
         }
     }
 }
