@@ -76,16 +76,17 @@ async fn the_same_key_with_another_body_is_422() {
     for server in TestServer::on_every_database(test, Options::default()).await {
         let key = Uuid::new_v4().to_string();
         let first = created(&server, create(&key, "{}")).await;
-        let reused = server
-            .send(create(&key, r#"{"displayName":"Bob"}"#))
-            .await;
+        let reused = server.send(create(&key, r#"{"displayName":"Bob"}"#)).await;
         assert_error(reused, 422, "IDEMPOTENCY_KEY_REUSED").await;
         assert_eq!(created(&server, create(&key, "{}")).await, first);
 
         // A refused request leaves its key unused.
         let refused_key = Uuid::new_v4().to_string();
         let refused = server
-            .send(create(&refused_key, &json!({ "displayName": "" }).to_string()))
+            .send(create(
+                &refused_key,
+                &json!({ "displayName": "" }).to_string(),
+            ))
             .await;
         assert_error(refused, 422, "INVALID_DISPLAY_NAME").await;
         let named = created(&server, create(&refused_key, r#"{"displayName":"Cy"}"#)).await;
@@ -130,9 +131,7 @@ async fn fifty_concurrent_requests_with_one_key_make_one_save() {
 
         // One creation slot was spent: one more save, then the limit.
         created(&server, create(&Uuid::new_v4().to_string(), "{}")).await;
-        let over = server
-            .send(create(&Uuid::new_v4().to_string(), "{}"))
-            .await;
+        let over = server.send(create(&Uuid::new_v4().to_string(), "{}")).await;
         assert_error(over, 429, "RATE_LIMITED").await;
         // Over the limit, the first key still gets its save back.
         let again = created(&server, create(&key, "{}")).await;
@@ -222,7 +221,9 @@ async fn the_database_holds_neither_the_key_nor_the_token() {
     }
     let db = rusqlite::Connection::open(&path).unwrap();
     let key_sha256: String = db
-        .query_row("SELECT key_sha256 FROM save_creations", [], |row| row.get(0))
+        .query_row("SELECT key_sha256 FROM save_creations", [], |row| {
+            row.get(0)
+        })
         .unwrap();
     assert_eq!(key_sha256, hex::encode(Sha256::digest(key.to_string())));
 }
@@ -273,10 +274,68 @@ async fn concurrent_creations_with_one_key_in_the_database_make_one_save() {
         assert_eq!(winners.len(), 1, "{outcomes:?}");
         for (_, outcome) in &outcomes {
             if let Creation::Remembered(remembered) = outcome {
-                assert_eq!(remembered.player.player_id, format!("player-{}", winners[0]));
+                assert_eq!(
+                    remembered.player.player_id,
+                    format!("player-{}", winners[0])
+                );
                 assert_eq!(remembered.token_sealed, creation.token_sealed);
             }
         }
         assert_eq!(server.count_rows("players").await, 1);
+    }
+}
+
+/// Many concurrent creations that each forget expired records all succeed: they take
+/// the old rows in one order, so none waits for another in a cycle (PostgreSQL).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn concurrent_creations_forget_old_keys_side_by_side() {
+    let test = "concurrent_creations_forget_old_keys_side_by_side";
+    for server in TestServer::on_every_database(test, Options::default()).await {
+        let store = {
+            let location = server.location.clone();
+            tokio::task::spawn_blocking(move || Store::open(&location))
+                .await
+                .unwrap()
+                .unwrap()
+        };
+        let create = |n: usize, created_at: i64, expired_before: i64| {
+            let store = store.clone();
+            let player = Player {
+                player_id: format!("player-{n}"),
+                display_name: format!("P{n}"),
+                version: 1,
+            };
+            let creation = SaveCreation {
+                key_sha256: format!("{n:064}"),
+                request_sha256: "r".repeat(64),
+                token_sealed: "00".repeat(16),
+            };
+            async move {
+                store
+                    .create_player_once(
+                        player,
+                        format!("token-{n}"),
+                        created_at,
+                        creation,
+                        expired_before,
+                    )
+                    .await
+            }
+        };
+        for n in 0..40 {
+            assert_eq!(create(n, 0, i64::MIN).await.unwrap(), Creation::Created);
+        }
+        let concurrent = (40..70).map(|n| tokio::spawn(create(n, DAY_MS, 1)));
+        for outcome in futures_util::future::join_all(concurrent).await {
+            assert_eq!(outcome.unwrap().unwrap(), Creation::Created);
+        }
+        assert_eq!(server.count_rows("players").await, 70);
+        let left = server.count_rows("save_creations").await;
+        assert!((30..40 + 30).contains(&left), "{left} records left");
+        // Sequential creations drain what concurrency left.
+        for n in 70..80 {
+            create(n, DAY_MS, 1).await.unwrap();
+        }
+        assert_eq!(server.count_rows("save_creations").await, 40);
     }
 }
