@@ -31,6 +31,14 @@ async fn created(server: &TestServer, request: Request<Body>) -> SaveCreated {
     serde_json::from_value(body_json(response).await).unwrap()
 }
 
+/// The default limit of two new saves per minute, with generous others.
+fn default_save_limit() -> Options {
+    Options {
+        rate_limits: limits(1_000, 1_000, 2),
+        ..Options::default()
+    }
+}
+
 async fn status_of_me(server: &TestServer, token: Uuid) -> u16 {
     let request = Request::get("/api/saves/me")
         .header(header::AUTHORIZATION, format!("Bearer {token}"))
@@ -108,11 +116,7 @@ async fn the_same_key_with_another_body_is_422() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn fifty_concurrent_requests_with_one_key_make_one_save() {
     let test = "fifty_concurrent_requests_with_one_key_make_one_save";
-    let options = Options {
-        rate_limits: limits(1_000, 1_000, 2),
-        ..Options::default()
-    };
-    for server in TestServer::on_every_database(test, options).await {
+    for server in TestServer::on_every_database(test, default_save_limit()).await {
         let key = Uuid::new_v4().to_string();
         let answers = futures_util::future::join_all((0..50).map(|_| {
             let (app, request) = (server.app_from(client_addr()), create(&key, "{}"));
@@ -143,11 +147,7 @@ async fn fifty_concurrent_requests_with_one_key_make_one_save() {
 #[tokio::test]
 async fn a_malformed_key_is_400_and_creates_nothing() {
     let test = "a_malformed_key_is_400_and_creates_nothing";
-    let options = Options {
-        rate_limits: limits(1_000, 1_000, 2),
-        ..Options::default()
-    };
-    for server in TestServer::on_every_database(test, options).await {
+    for server in TestServer::on_every_database(test, default_save_limit()).await {
         for malformed in [
             "",
             "yes",
@@ -228,34 +228,45 @@ async fn the_database_holds_neither_the_key_nor_the_token() {
     assert_eq!(key_sha256, hex::encode(Sha256::digest(key.to_string())));
 }
 
+/// A store of the test's own on the server's database: it bypasses the API's turns.
+async fn own_store(server: &TestServer) -> Store {
+    let location = server.location.clone();
+    tokio::task::spawn_blocking(move || Store::open(&location))
+        .await
+        .unwrap()
+        .unwrap()
+}
+
+fn player(n: usize) -> Player {
+    Player {
+        player_id: format!("player-{n}"),
+        display_name: format!("P{n}"),
+        version: 1,
+    }
+}
+
+/// A record under `key_sha256` (any text stands in for the hashes here).
+fn store_creation(key_sha256: String) -> SaveCreation {
+    SaveCreation {
+        key_sha256,
+        request_sha256: "r".repeat(64),
+        token_sealed: "00".repeat(16),
+    }
+}
+
 /// Without the in-process turns (as with several servers on one PostgreSQL), the
 /// database alone lets one of many concurrent creations with one key through.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn concurrent_creations_with_one_key_in_the_database_make_one_save() {
     let test = "concurrent_creations_with_one_key_in_the_database_make_one_save";
     for server in TestServer::on_every_database(test, Options::default()).await {
-        let store = {
-            let location = server.location.clone();
-            tokio::task::spawn_blocking(move || Store::open(&location))
-                .await
-                .unwrap()
-                .unwrap()
-        };
-        let creation = SaveCreation {
-            key_sha256: "k".repeat(64),
-            request_sha256: "r".repeat(64),
-            token_sealed: "00".repeat(16),
-        };
+        let store = own_store(&server).await;
+        let creation = store_creation("k".repeat(64));
         let attempts = (0..50).map(|n| {
             let (store, creation) = (store.clone(), creation.clone());
-            let player = Player {
-                player_id: format!("player-{n}"),
-                display_name: format!("P{n}"),
-                version: 1,
-            };
             tokio::spawn(async move {
                 let outcome = store
-                    .create_player_once(player, format!("token-{n}"), 1_000, creation, 0)
+                    .create_player_once(player(n), format!("token-{n}"), 1_000, creation, 0)
                     .await
                     .unwrap();
                 (n, outcome)
@@ -291,29 +302,13 @@ async fn concurrent_creations_with_one_key_in_the_database_make_one_save() {
 async fn concurrent_creations_forget_old_keys_side_by_side() {
     let test = "concurrent_creations_forget_old_keys_side_by_side";
     for server in TestServer::on_every_database(test, Options::default()).await {
-        let store = {
-            let location = server.location.clone();
-            tokio::task::spawn_blocking(move || Store::open(&location))
-                .await
-                .unwrap()
-                .unwrap()
-        };
+        let store = own_store(&server).await;
         let create = |n: usize, created_at: i64, expired_before: i64| {
-            let store = store.clone();
-            let player = Player {
-                player_id: format!("player-{n}"),
-                display_name: format!("P{n}"),
-                version: 1,
-            };
-            let creation = SaveCreation {
-                key_sha256: format!("{n:064}"),
-                request_sha256: "r".repeat(64),
-                token_sealed: "00".repeat(16),
-            };
+            let (store, creation) = (store.clone(), store_creation(format!("{n:064}")));
             async move {
                 store
                     .create_player_once(
-                        player,
+                        player(n),
                         format!("token-{n}"),
                         created_at,
                         creation,
