@@ -276,7 +276,9 @@ impl Store {
             queries::remembered_creation(sql, &creation.key_sha256, expired_before)?
                 .map(Creation::Remembered)
                 .ok_or_else(|| {
-                    StoreError::UnexpectedValue("a key's record vanished inside its transaction".into())
+                    StoreError::UnexpectedValue(
+                        "a key's record vanished inside its transaction".into(),
+                    )
                 })
         })
         .await
