@@ -6,12 +6,14 @@
 
 #![cfg(target_arch = "wasm32")]
 
+#[path = "../../storage/tests/common/mod.rs"]
+mod common;
+
 use keydo_core::Mode;
 use keydo_core::api::{Profile, Save, ScoreAck, ServerBest};
 use keydo_core::classify::{ErrorCode, Failure};
 use keydo_core::coalesce::FlushKind;
 use keydo_core::outbox::OutboxEntry;
-use keydo_core::score::Stats;
 use keydo_core::week::week_of;
 use keydo_storage::{Credentials, Db};
 use keydo_sync::{Transport, flush_with};
@@ -159,36 +161,33 @@ impl Transport for Scripted {
     }
 }
 
-fn game(profile: Uuid, mode: Mode, correct_chars: u32) -> OutboxEntry {
-    let stats = Stats {
-        duration_ms: 30_000,
-        correct_chars,
-        errors: 0,
-        keystrokes: correct_chars,
-        correct_keystrokes: correct_chars,
-    };
-    OutboxEntry::new(
-        Uuid::new_v4(),
-        profile,
-        mode,
-        stats,
-        js_sys::Date::now() as u64,
-    )
+/// Records a game played now, as the app does.
+async fn play(db: &Db, mode: Mode, correct_chars: u32) -> OutboxEntry {
+    let profile = db.profile(0).await.unwrap().id;
+    let entry = common::game(profile, mode, correct_chars, js_sys::Date::now() as u64);
+    db.record_result(&entry).await.unwrap();
+    entry
 }
 
-/// A fresh database with these games recorded, as the app records them.
+/// A fresh database with these games recorded.
 async fn db_with(games: &[(Mode, u32)]) -> (Db, Vec<OutboxEntry>) {
-    let db = Db::open_named(&format!("keydo-test-{}", Uuid::new_v4()))
-        .await
-        .unwrap();
-    let profile = db.profile(0).await.unwrap().id;
+    let (db, _) = common::fresh_db().await;
     let mut recorded = Vec::new();
     for &(mode, chars) in games {
-        let entry = game(profile, mode, chars);
-        db.record_result(&entry).await.unwrap();
-        recorded.push(entry);
+        recorded.push(play(&db, mode, chars).await);
     }
     (db, recorded)
+}
+
+/// As [`db_with`], and the server already has these games (one flush made the save).
+async fn delivered(games: &[(Mode, u32)]) -> (Db, Scripted, Vec<OutboxEntry>) {
+    let (db, recorded) = db_with(games).await;
+    let server = Scripted::default();
+    let report = flush_with(&db, &server, FlushKind::Automatic)
+        .await
+        .unwrap();
+    assert_eq!(report.delivered, games.len());
+    (db, server, recorded)
 }
 
 fn last_error(entry: &OutboxEntry) -> Option<&str> {
@@ -252,16 +251,11 @@ async fn a_lost_save_answer_is_resent_with_the_same_key() {
 #[wasm_bindgen_test]
 async fn no_answer_ends_the_flush_and_a_reconnect_sends_at_once() {
     for unreachable in [Failure::Network, Failure::Timeout] {
-        let (db, _) = db_with(&[(Mode::Words, 200), (Mode::Zh, 90), (Mode::Time, 300)]).await;
-        let server = Scripted::default();
-        flush_with(&db, &server, FlushKind::Automatic)
-            .await
-            .unwrap();
+        let (db, server, _) =
+            delivered(&[(Mode::Words, 200), (Mode::Zh, 90), (Mode::Time, 300)]).await;
         // Two more games; then the network goes.
-        let profile = db.profile(0).await.unwrap().id;
-        for (mode, chars) in [(Mode::Words, 250), (Mode::Zh, 100)] {
-            db.record_result(&game(profile, mode, chars)).await.unwrap();
-        }
+        play(&db, Mode::Words, 250).await;
+        play(&db, Mode::Zh, 100).await;
         server
             .submit_failures
             .borrow_mut()
@@ -364,9 +358,7 @@ async fn a_blocked_best_does_not_stop_a_lower_valid_game() {
         .await
         .unwrap();
     assert_eq!(report.blocked, 1);
-    let profile = db.profile(0).await.unwrap().id;
-    let lower = game(profile, Mode::Quote, 150);
-    db.record_result(&lower).await.unwrap();
+    let lower = play(&db, Mode::Quote, 150).await;
     let report = flush_with(&db, &server, FlushKind::Reconnect)
         .await
         .unwrap();
@@ -384,19 +376,13 @@ async fn a_blocked_best_does_not_stop_a_lower_valid_game() {
 
 #[wasm_bindgen_test]
 async fn a_restored_server_gets_a_new_save_and_every_best_back() {
-    let (db, first) = db_with(&[(Mode::Words, 200), (Mode::Zh, 90)]).await;
-    let server = Scripted::default();
-    flush_with(&db, &server, FlushKind::Automatic)
-        .await
-        .unwrap();
+    let (db, server, first) = delivered(&[(Mode::Words, 200), (Mode::Zh, 90)]).await;
     let old_save = db.credentials().await.unwrap().unwrap();
     let old_key = server.created_with()[0];
 
     // The server is restored from a backup older than the save; one more game.
     server.restore_empty();
-    let profile = db.profile(0).await.unwrap().id;
-    let time = game(profile, Mode::Time, 300);
-    db.record_result(&time).await.unwrap();
+    let time = play(&db, Mode::Time, 300).await;
     let report = flush_with(&db, &server, FlushKind::Automatic)
         .await
         .unwrap();
@@ -417,15 +403,8 @@ async fn a_restored_server_gets_a_new_save_and_every_best_back() {
 
 #[wasm_bindgen_test]
 async fn a_second_unknown_save_in_one_flush_is_retried_not_renewed_again() {
-    let (db, _) = db_with(&[(Mode::Words, 200)]).await;
-    let server = Scripted::default();
-    flush_with(&db, &server, FlushKind::Automatic)
-        .await
-        .unwrap();
-    let profile = db.profile(0).await.unwrap().id;
-    db.record_result(&game(profile, Mode::Words, 250))
-        .await
-        .unwrap();
+    let (db, server, _) = delivered(&[(Mode::Words, 200)]).await;
+    play(&db, Mode::Words, 250).await;
     server
         .submit_failures
         .borrow_mut()
@@ -444,11 +423,7 @@ async fn a_second_unknown_save_in_one_flush_is_retried_not_renewed_again() {
 
 #[wasm_bindgen_test]
 async fn heals_once_a_day_from_the_servers_bests() {
-    let (db, games) = db_with(&[(Mode::Words, 200), (Mode::Zh, 90)]).await;
-    let server = Scripted::default();
-    flush_with(&db, &server, FlushKind::Automatic)
-        .await
-        .unwrap();
+    let (db, server, games) = delivered(&[(Mode::Words, 200), (Mode::Zh, 90)]).await;
     assert_eq!(db.healed_at().await.unwrap(), None, "no heal before a save");
     // Restored from a backup that has the save but lost the zh best.
     server.bests.borrow_mut().remove(&Mode::Zh);
@@ -476,15 +451,8 @@ async fn heals_once_a_day_from_the_servers_bests() {
 
 #[wasm_bindgen_test]
 async fn an_unreachable_heal_sends_nothing_and_tries_again_next_time() {
-    let (db, _) = db_with(&[(Mode::Words, 200)]).await;
-    let server = Scripted::default();
-    flush_with(&db, &server, FlushKind::Automatic)
-        .await
-        .unwrap();
-    let profile = db.profile(0).await.unwrap().id;
-    db.record_result(&game(profile, Mode::Zh, 90))
-        .await
-        .unwrap();
+    let (db, server, _) = delivered(&[(Mode::Words, 200)]).await;
+    play(&db, Mode::Zh, 90).await;
     server
         .fetch_failures
         .borrow_mut()
