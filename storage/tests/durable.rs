@@ -142,10 +142,13 @@ async fn acknowledged_bests_are_kept_for_healing_and_discarded_ones_are_not() {
 
     // Healing re-queues them; one the API then refuses and the player discards is
     // kept no more.
-    assert_eq!(db.requeue(std::slice::from_ref(&zh)).await.unwrap(), 1);
     assert_eq!(
         db.requeue(std::slice::from_ref(&zh)).await.unwrap(),
-        0,
+        [zh.score_id]
+    );
+    assert_eq!(
+        db.requeue(std::slice::from_ref(&zh)).await.unwrap(),
+        Vec::<Uuid>::new(),
         "already queued"
     );
     let mut sync = zh.sync.clone();

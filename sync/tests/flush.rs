@@ -13,6 +13,7 @@ use keydo_core::Mode;
 use keydo_core::api::{Profile, Save, ScoreAck, ServerBest};
 use keydo_core::classify::{ErrorCode, Failure};
 use keydo_core::coalesce::FlushKind;
+use keydo_core::heal::HEAL_INTERVAL_MS;
 use keydo_core::outbox::OutboxEntry;
 use keydo_core::week::week_of;
 use keydo_storage::{Credentials, Db};
@@ -43,6 +44,8 @@ struct Scripted {
     saves: RefCell<HashMap<Uuid, Credentials>>,
     known_tokens: RefCell<Vec<Uuid>>,
     bests: RefCell<HashMap<Mode, i64>>,
+    /// Restore the server from an empty backup after this many more scores.
+    restore_after_scores: RefCell<Option<usize>>,
 }
 
 impl Scripted {
@@ -112,6 +115,19 @@ impl Transport for Scripted {
         });
         if let Some(failure) = self.submit_failures.borrow_mut().pop_front() {
             return Err(failure);
+        }
+        let restore_now = self
+            .restore_after_scores
+            .borrow_mut()
+            .as_mut()
+            .is_some_and(|n| {
+                let now = *n == 0;
+                *n = n.saturating_sub(1);
+                now
+            });
+        if restore_now {
+            self.restore_empty();
+            *self.restore_after_scores.borrow_mut() = None;
         }
         if !self.known_tokens.borrow().contains(&credentials.token) {
             return Err(unknown_save());
@@ -402,6 +418,28 @@ async fn a_restored_server_gets_a_new_save_and_every_best_back() {
 }
 
 #[wasm_bindgen_test]
+async fn scores_sent_before_a_renewal_in_the_same_flush_reach_the_new_save() {
+    let (db, server, _) = delivered(&[(Mode::Words, 200)]).await;
+    let quote = play(&db, Mode::Quote, 150).await;
+    let zh = play(&db, Mode::Zh, 90).await;
+    // The first score of the flush is acknowledged, then the server is restored.
+    *server.restore_after_scores.borrow_mut() = Some(1);
+    let report = flush_with(&db, &server, FlushKind::Automatic)
+        .await
+        .unwrap();
+    assert!(report.renewed);
+    assert!(db.outbox().await.unwrap().is_empty());
+    let bests = server.bests.borrow().clone();
+    assert_eq!(bests.len(), 3, "{bests:?}");
+    for entry in [&quote, &zh] {
+        assert_eq!(bests.get(&entry.mode), Some(&entry.value));
+    }
+    // Only what the new save lacked was sent again: words and the first score.
+    assert_eq!(report.requeued, 2);
+    assert_eq!(report.delivered, 4);
+}
+
+#[wasm_bindgen_test]
 async fn a_second_unknown_save_in_one_flush_is_retried_not_renewed_again() {
     let (db, server, _) = delivered(&[(Mode::Words, 200)]).await;
     play(&db, Mode::Words, 250).await;
@@ -424,8 +462,16 @@ async fn a_second_unknown_save_in_one_flush_is_retried_not_renewed_again() {
 #[wasm_bindgen_test]
 async fn heals_once_a_day_from_the_servers_bests() {
     let (db, server, games) = delivered(&[(Mode::Words, 200), (Mode::Zh, 90)]).await;
-    assert_eq!(db.healed_at().await.unwrap(), None, "no heal before a save");
-    // Restored from a backup that has the save but lost the zh best.
+    let created_at = db
+        .healed_at()
+        .await
+        .unwrap()
+        .expect("a new save counts as healed");
+    // A day later, the server was restored from a backup that has the save but lost
+    // the zh best.
+    db.set_healed_at(created_at - HEAL_INTERVAL_MS)
+        .await
+        .unwrap();
     server.bests.borrow_mut().remove(&Mode::Zh);
     let report = flush_with(&db, &server, FlushKind::Reconnect)
         .await
@@ -434,7 +480,7 @@ async fn heals_once_a_day_from_the_servers_bests() {
     assert_eq!(report.delivered, 1);
     assert_eq!(server.submitted().last(), Some(&games[1].score_id));
     assert_eq!(server.bests.borrow().get(&Mode::Zh), Some(&games[1].value));
-    assert!(db.healed_at().await.unwrap().is_some());
+    assert!(db.healed_at().await.unwrap() > Some(created_at - HEAL_INTERVAL_MS));
     // Not again the same day.
     let fetches = |s: &Scripted| {
         s.calls()
@@ -452,6 +498,8 @@ async fn heals_once_a_day_from_the_servers_bests() {
 #[wasm_bindgen_test]
 async fn an_unreachable_heal_sends_nothing_and_tries_again_next_time() {
     let (db, server, _) = delivered(&[(Mode::Words, 200)]).await;
+    let day_ago = js_sys::Date::now() as u64 - HEAL_INTERVAL_MS;
+    db.set_healed_at(day_ago).await.unwrap();
     play(&db, Mode::Zh, 90).await;
     server
         .fetch_failures
@@ -466,10 +514,10 @@ async fn an_unreachable_heal_sends_nothing_and_tries_again_next_time() {
         1,
         "nothing sent after the timeout"
     );
-    assert_eq!(db.healed_at().await.unwrap(), None);
+    assert_eq!(db.healed_at().await.unwrap(), Some(day_ago));
     let report = flush_with(&db, &server, FlushKind::Reconnect)
         .await
         .unwrap();
     assert_eq!(report.delivered, 1);
-    assert!(db.healed_at().await.unwrap().is_some());
+    assert!(db.healed_at().await.unwrap() > Some(day_ago));
 }
