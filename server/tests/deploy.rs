@@ -325,7 +325,17 @@ async fn a_locked_database_is_503_with_retry_after() {
     assert_eq!(header(&response, "retry-after"), "5");
     assert_error(response, 503, "DATABASE_UNAVAILABLE").await;
     saboteur.execute_batch("ROLLBACK").unwrap();
-    assert_eq!(server.get("/api/ready").await.status(), 200);
+    let ready = server.get("/api/ready").await;
+    assert_eq!(ready.status(), 200);
+    assert_eq!(
+        body_json(ready).await,
+        json!({ "status": "ready", "database": "writable" })
+    );
+    let document = body_json(server.get("/api/openapi.json").await).await;
+    assert!(
+        document["paths"]["/api/ready"]["get"].is_object(),
+        "/api/ready is documented"
+    );
     let retried = server
         .send(with_token(post_json("/api/scores", &game), save.token))
         .await;
