@@ -25,7 +25,7 @@ async fn main() -> anyhow::Result<()> {
         .init();
     match cli.command {
         None => serve::run(cli.serve).await,
-        Some(Command::Serve(args)) => serve::run(args).await,
+        Some(Command::Serve(args)) => serve::run(*args).await,
         Some(Command::Backup(args)) => backup::run(&args),
         Some(Command::Admin(args)) => admin::run(args, &mut std::io::stdout()).await,
     }

@@ -3,7 +3,6 @@
 //! one name (the rules live in `keydo_core::names`; docs/replay.md).
 
 use crate::error::ApiError;
-use crate::store::queries::Player;
 use crate::store::{NameTaken, Store};
 use keydo_core::api::ApiCode;
 use keydo_core::names::DisplayName;
@@ -36,48 +35,31 @@ pub fn requested(raw: &str) -> Result<DisplayName, ApiError> {
         .map_err(|error| ApiError::new(ApiCode::InvalidDisplayName, error.to_string()))
 }
 
-fn name_taken() -> ApiError {
-    ApiError::new(
-        ApiCode::NameTaken,
-        "Another player already has this name (names differing only in case or width are the same name).",
-    )
-}
-
-/// Creates the save `player` (its name aside) named `requested`, or a free generated
-/// name; returns the name.
-pub async fn create_save(
-    store: &Store,
-    player: Player,
-    requested: Option<DisplayName>,
-    token_sha256: String,
-    created_at: i64,
-) -> Result<DisplayName, ApiError> {
+/// The names to try for a new save, in order: the one asked for, or up to
+/// [`GENERATED_NAME_TRIES`] generated ones.
+pub fn candidates(requested: Option<DisplayName>) -> impl Iterator<Item = DisplayName> {
     let tries = if requested.is_some() {
         1
     } else {
         GENERATED_NAME_TRIES
     };
-    let names = requested
+    requested
         .into_iter()
-        .chain(std::iter::repeat_with(friendly_name));
-    for name in names.take(tries) {
-        let named = Player {
-            display_name: name.to_string(),
-            ..player.clone()
-        };
-        let created = store
-            .create_named_player(named, name.key(), token_sha256.clone(), created_at)
-            .await
-            .map_err(ApiError::internal)?;
-        if created {
-            return Ok(name);
-        }
-    }
-    Err(if tries == 1 {
-        name_taken()
+        .chain(std::iter::repeat_with(friendly_name))
+        .take(tries)
+}
+
+/// The answer when every candidate was taken: the name asked for is someone else's
+/// (422), or generated names have run out (an operator's problem, 500).
+pub fn no_free_name(requested: bool) -> ApiError {
+    if requested {
+        ApiError::new(
+            ApiCode::NameTaken,
+            "Another player already has this name (names differing only in case or width are the same name).",
+        )
     } else {
         ApiError::internal("no free generated name")
-    })
+    }
 }
 
 /// Why an operator's name reset did not happen.
@@ -102,16 +84,11 @@ pub async fn reset(
     player_id: &str,
     requested: Option<&str>,
 ) -> Result<(DisplayName, i64), ResetError> {
-    let tries = if requested.is_some() {
-        1
-    } else {
-        GENERATED_NAME_TRIES
-    };
-    for _ in 0..tries {
-        let name = match requested {
-            Some(raw) => DisplayName::parse(raw).map_err(ResetError::Invalid)?,
-            None => friendly_name(),
-        };
+    let requested_name = requested
+        .map(DisplayName::parse)
+        .transpose()
+        .map_err(ResetError::Invalid)?;
+    for name in candidates(requested_name) {
         match store.reset_name(player_id.to_owned(), name.clone()).await? {
             None => return Err(ResetError::NoSuchPlayer(player_id.to_owned())),
             Some(Ok(version)) => return Ok((name, version)),

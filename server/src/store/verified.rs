@@ -179,7 +179,11 @@ pub struct NameTaken;
 /// Whether a player other than `except` holds `name_key`. Saves from before name keys
 /// existed get their keys first (a name refused by today's rules, or one whose key is
 /// taken already, gets a key no name has, so it blocks nothing).
-fn name_taken(sql: &mut dyn Sql, name_key: &str, except: Option<&str>) -> Result<bool, StoreError> {
+pub(super) fn name_taken(
+    sql: &mut dyn Sql,
+    name_key: &str,
+    except: Option<&str>,
+) -> Result<bool, StoreError> {
     loop {
         let unkeyed = queries::unkeyed_names(sql, UNKEYED_BATCH)?;
         let last_batch = (unkeyed.len() as i64) < UNKEYED_BATCH;
