@@ -9,11 +9,11 @@
 //! waiting worker to take over (`SKIP_WAITING`) when the player agrees.
 
 use crate::verify::fetch_verified;
-use crate::{Worker, on, scope};
+use crate::{Worker, on, promise, scope};
 use js_sys::{Array, Promise, Reflect};
 use std::rc::Rc;
 use wasm_bindgen::prelude::*;
-use wasm_bindgen_futures::{JsFuture, future_to_promise};
+use wasm_bindgen_futures::JsFuture;
 use web_sys::{Cache, ExtendableEvent, ExtendableMessageEvent, Response};
 
 pub fn listen(worker: &Rc<Worker>) {
@@ -48,9 +48,9 @@ pub fn wait_until(
     event: &ExtendableEvent,
     work: impl Future<Output = Result<(), JsValue>> + 'static,
 ) {
-    let promise = future_to_promise(async move { work.await.map(|()| JsValue::UNDEFINED) });
+    let work = promise(async move { work.await.map(|()| JsValue::UNDEFINED) });
     // Only throws when called outside the event's dispatch, which we never do.
-    let _ = event.wait_until(&promise);
+    let _ = event.wait_until(&work);
 }
 
 async fn fill_cache(worker: &Worker) -> Result<(), JsValue> {
@@ -63,7 +63,7 @@ async fn fill_cache(worker: &Worker) -> Result<(), JsValue> {
         .iter()
         .zip(hashes.iter())
         .map(|(url, sha256)| {
-            future_to_promise(async move {
+            promise(async move {
                 let (url, sha256) = (url.as_string(), sha256.as_string());
                 let (Some(url), Some(sha256)) = (url, sha256) else {
                     return Err(JsValue::from_str("keydo: malformed precache list"));

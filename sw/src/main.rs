@@ -4,6 +4,10 @@
 //! and calls [`start`] with the build's names (see [`config`]), so every listener
 //! exists after the script's first synchronous evaluation — a worker woken for a
 //! single fetch or sync event handles it.
+//!
+//! No `main`: `start` is the only entry point, and without one the wasm carries
+//! none of std's program start-up.
+#![no_main]
 
 mod config;
 mod lifecycle;
@@ -13,9 +17,12 @@ mod sync;
 mod verify;
 
 use config::WorkerConfig;
+use js_sys::Promise;
+use std::pin::Pin;
 use std::rc::Rc;
 use wasm_bindgen::JsCast;
 use wasm_bindgen::prelude::*;
+use wasm_bindgen_futures::future_to_promise;
 use web_sys::ServiceWorkerGlobalScope;
 
 /// What the listeners share for the life of the worker.
@@ -24,26 +31,23 @@ pub struct Worker {
     pub cache_name: String,
     /// Options for `caches.match` that look in this version's cache only.
     pub in_cache: respond::InCache,
-    /// The precached URL paths, ascending, so lookups can bisect.
+    /// The precached URL paths.
     pub urls: Vec<String>,
     /// The worker's own origin, e.g. `https://keydo.example`.
     pub origin: String,
 }
 
 impl Worker {
+    /// A scan: the list is a few dozen paths, and a scan needs no sorting code.
     pub fn is_precached(&self, path: &str) -> bool {
-        self.urls
-            .binary_search_by(|url| url.as_str().cmp(path))
-            .is_ok()
+        self.urls.iter().any(|url| url == path)
     }
 }
 
 /// Registers every listener. Called once, synchronously, by `/sw.js`.
 #[wasm_bindgen]
 pub fn start(config: WorkerConfig) {
-    let mut urls: Vec<String> = config.urls().iter().filter_map(|u| u.as_string()).collect();
-    // Already sorted by the build; sorting again keeps `is_precached` right regardless.
-    urls.sort_unstable();
+    let urls = config.urls().iter().filter_map(|u| u.as_string()).collect();
     let cache_name = config.cache_name();
     let worker = Rc::new(Worker {
         in_cache: respond::InCache::named(&cache_name),
@@ -68,9 +72,22 @@ fn on<E: JsCast + 'static>(event: &str, mut handler: impl FnMut(E) + 'static) {
         Closure::<dyn FnMut(JsValue)>::new(move |event: JsValue| handler(event.unchecked_into()));
     scope()
         .add_event_listener_with_callback(event, handler.as_ref().unchecked_ref())
-        .expect("a service worker accepts event listeners");
+        .unwrap_throw();
     // The worker's listeners live as long as the worker.
     handler.forget();
 }
 
-fn main() {}
+/// A promise settled by `work`, which runs on the microtask queue.
+///
+/// Every future goes through this one boxed `future_to_promise`, so its executor
+/// glue is compiled once rather than once per future type (a smaller wasm to
+/// compile at each start-up).
+fn promise(work: impl Future<Output = Result<JsValue, JsValue>> + 'static) -> Promise {
+    spawn(Box::pin(work))
+}
+
+type Work = Pin<Box<dyn Future<Output = Result<JsValue, JsValue>>>>;
+
+fn spawn(work: Work) -> Promise {
+    future_to_promise(work)
+}

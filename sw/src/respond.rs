@@ -5,10 +5,10 @@
 //! serialized URL once instead of building a `URL` object per fetch.
 
 use crate::route::{RequestFacts, Route, route};
-use crate::{Worker, on, scope};
+use crate::{Worker, on, promise, scope};
 use std::rc::Rc;
 use wasm_bindgen::prelude::*;
-use wasm_bindgen_futures::{JsFuture, future_to_promise};
+use wasm_bindgen_futures::JsFuture;
 use web_sys::{FetchEvent, Request, RequestMode};
 
 #[wasm_bindgen]
@@ -41,10 +41,8 @@ pub fn listen(worker: Rc<Worker>) {
         let facts = RequestFacts::of(&method, &url, &worker.origin, navigation);
         let answer = match route(facts, |path| worker.is_precached(path)) {
             Route::Network => return,
-            Route::NavigationNetworkFirst => {
-                future_to_promise(network_first(worker.clone(), request))
-            }
-            Route::Precached => future_to_promise(cache_first(worker.clone(), request)),
+            Route::NavigationNetworkFirst => promise(network_first(worker.clone(), request)),
+            Route::Precached => promise(cache_first(worker.clone(), request)),
         };
         // Only throws if called twice or after dispatch; neither can happen here.
         let _ = event.respond_with(&answer);
