@@ -64,9 +64,12 @@ async function offlineNavigation(browser, dist) {
     cdp.on('ServiceWorker.workerVersionUpdated', ({ versions }) => {
       for (const v of versions) status.set(v.versionId, v.runningStatus);
     });
-    const until = async (what, check) => {
-      for (let wait = 0; !check(); wait++) {
-        if (wait > 250) throw new Error(`the worker was not ${what} within 5 s: ${JSON.stringify([...status])}`);
+    // A late fetch from the page can wake the worker again right after a stop, so
+    // the stop is repeated every second until CDP reports every version stopped.
+    const stopped = async () => {
+      for (let wait = 0; ![...status.values()].every((s) => s === 'stopped'); wait++) {
+        if (wait > 750) throw new Error(`the worker was not stopped within 15 s: ${JSON.stringify([...status])}`);
+        if (wait % 50 === 0) await cdp.send('ServiceWorker.stopAllWorkers');
         await new Promise((r) => setTimeout(r, 20));
       }
     };
@@ -75,7 +78,7 @@ async function offlineNavigation(browser, dist) {
     const startup = [];
     for (let i = 0; i < RUNS; i++) {
       await cdp.send('ServiceWorker.stopAllWorkers');
-      await until('stopped', () => [...status.values()].every((s) => s === 'stopped'));
+      await stopped();
       await page.reload({ waitUntil: 'domcontentloaded' });
       const t = await page.evaluate(() => {
         const [nav] = performance.getEntriesByType('navigation');
