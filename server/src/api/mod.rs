@@ -4,7 +4,8 @@
 //! 1. [`origin::check`]: a foreign `Origin` → 403;
 //! 2. [`auth::require`] / [`auth::accept`]: the bearer token → the save, else 401;
 //! 3. [`rate_limit::spend`]: per IP, then per save → 429 (and, for creating saves,
-//!    [`rate_limit::spend_save_creation`]), all before the body is read;
+//!    [`rate_limit::spend_save_creation`], after [`saves::replay`] has answered the
+//!    resends of a known `Idempotency-Key`), all before the body is read;
 //! 4. the handler, whose [`crate::json_body::BoundedJson`] reads the body within its
 //!    limits (415, 413, 400, 422).
 //!
@@ -18,10 +19,10 @@ mod scores;
 
 use crate::error::ApiError;
 use crate::state::AppState;
-use crate::{auth, origin, rate_limit};
+use crate::{auth, metrics, origin, rate_limit};
 use axum::Router;
 use axum::http::{HeaderValue, header};
-use axum::middleware::from_fn_with_state;
+use axum::middleware::{from_fn, from_fn_with_state};
 use axum::routing::{get, post};
 use tower::ServiceBuilder;
 use tower_http::set_header::SetResponseHeaderLayer;
@@ -30,13 +31,20 @@ use tower_http::set_header::SetResponseHeaderLayer;
 pub fn routes(state: &AppState) -> Router<AppState> {
     let open = Router::new()
         .route("/health", get(health::check))
+        .route("/ready", get(health::ready))
         .route("/openapi.json", get(openapi::document))
         .route(
             "/saves",
-            post(saves::create).layer(from_fn_with_state(
-                state.clone(),
-                rate_limit::spend_save_creation,
-            )),
+            post(saves::create)
+                .layer(from_fn_with_state(
+                    state.clone(),
+                    rate_limit::spend_save_creation,
+                ))
+                // Outside the creation limit: a replay creates nothing.
+                .layer(from_fn_with_state(
+                    saves::Replays::new(state.clone()),
+                    saves::replay,
+                )),
         )
         .route("/leaderboard", get(leaderboard::show))
         .fallback(not_found)
@@ -61,6 +69,7 @@ pub fn routes(state: &AppState) -> Router<AppState> {
             header::CACHE_CONTROL,
             HeaderValue::from_static("no-store"),
         ))
+        .layer(from_fn(metrics::remember_route))
 }
 
 async fn not_found() -> ApiError {
