@@ -1,6 +1,6 @@
 //! The result screen: the value, the speeds, accuracy, duration and the chart; the
 //! game is recorded in the browser database and "Saved" appears only once that write
-//! has committed. Games the server would refuse (too short, too fast, too inaccurate)
+//! has committed ("Not saved yet" while a failed write waits for its next attempt). Games the server would refuse (too short, too fast, too inaccurate)
 //! are shown but not recorded, with the reason.
 
 use super::chart::SpeedChart;
@@ -84,7 +84,7 @@ pub fn ResultScreen(finished: Finished, on_restart: impl Fn() + Copy + 'static) 
     }
 }
 
-/// "Saving…", then "Saved" (and "New personal best"), or why not.
+/// "Saving…" (or "Not saved yet"), then "Saved" (and "New personal best"), or why not.
 #[component]
 fn SavingStatus(saving: Result<ReadSignal<Saving>, Implausible>) -> impl IntoView {
     let saving = match saving {
@@ -98,6 +98,12 @@ fn SavingStatus(saving: Result<ReadSignal<Saving>, Implausible>) -> impl IntoVie
     };
     (move || match saving.get() {
         Saving::Pending => view! { <p class="saving">"Saving…"</p> }.into_any(),
+        Saving::NotSavedYet(reason) => view! {
+            <p class="saving refused" data-testid="not-saved-yet">
+                {format!("Not saved yet: {reason}. KeyDo keeps this result in this tab and tries again.")}
+            </p>
+        }
+        .into_any(),
         Saving::Saved { new_best } => view! {
             <p class="saving">
                 <span data-testid="saved">"Saved"</span>

@@ -7,13 +7,14 @@ use super::records;
 use gloo_net::http::{Request, Response};
 use keydo_core::Mode;
 use keydo_core::api::{Board, ErrorBody, Leaderboard};
+use keydo_core::classify::REQUEST_TIMEOUT_MS;
 use leptos::prelude::*;
 use serde::de::DeserializeOwned;
 use std::time::Duration;
 use uuid::Uuid;
 
-/// A request still unanswered after this long is aborted.
-const TIMEOUT: Duration = Duration::from_secs(20);
+/// A request still unanswered after this long is aborted, as the sync's are.
+const TIMEOUT: Duration = Duration::from_millis(REQUEST_TIMEOUT_MS);
 
 /// Why a call brought no answer the page can use.
 #[derive(Debug, Clone, PartialEq)]

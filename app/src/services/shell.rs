@@ -2,6 +2,10 @@
 //! asks for persistent storage, says when the game can be played offline, and runs
 //! the update flow.
 //!
+//! Persistent storage keeps the browser from evicting the outbox when space runs low.
+//! If the browser refuses it, the page says so in a note until the player dismisses
+//! it; the dismissal is remembered in `localStorage`, so the note is shown once.
+//!
 //! Update flow: a new version installs in the background and waits. The page shows
 //! "New version — reload"; on [`Shell::accept_update`] the waiting worker is asked to
 //! take over, and when it does (`controllerchange`) the page reloads exactly once.
@@ -22,6 +26,10 @@ use web_sys::{
     ServiceWorkerState, ServiceWorkerUpdateViaCache,
 };
 
+/// The `localStorage` key remembering that the player dismissed the note about a
+/// refused persistent storage.
+const PERSIST_NOTE_DISMISSED: &str = "keydo.persistNoteDismissed";
+
 /// How often an open page asks the server for a new version.
 const UPDATE_CHECK: Duration = Duration::from_secs(60 * 60);
 
@@ -30,6 +38,8 @@ const UPDATE_CHECK: Duration = Duration::from_secs(60 * 60);
 pub struct Shell {
     offline_ready: RwSignal<bool>,
     update_waiting: RwSignal<bool>,
+    /// The browser refused persistent storage and the player has not dismissed the note.
+    persist_note: RwSignal<bool>,
     /// The player accepted the waiting version: its takeover reloads the page.
     accepted: StoredValue<bool>,
     /// The worker events the page listens to, for as long as the page lives.
@@ -42,9 +52,11 @@ impl Shell {
         let shell = Shell {
             offline_ready: RwSignal::new(false),
             update_waiting: RwSignal::new(false),
+            persist_note: RwSignal::new(false),
             accepted: StoredValue::new(false),
             listeners: StoredValue::new_local(Vec::new()),
         };
+        spawn_local(shell.request_persistent_storage());
         if let Some(container) = container() {
             shell.reload_on_accepted_takeover(&container);
             spawn_local(async move {
@@ -66,6 +78,35 @@ impl Shell {
         self.update_waiting.into()
     }
 
+    /// Whether to show the note that the browser refused persistent storage (reactive).
+    pub fn persist_note(&self) -> Signal<bool> {
+        self.persist_note.into()
+    }
+
+    /// The player read the note: it is not shown again, in this or later visits.
+    pub fn dismiss_persist_note(&self) {
+        self.persist_note.set(false);
+        if let Some(storage) = local_storage() {
+            let _ = storage.set_item(PERSIST_NOTE_DISMISSED, "1");
+        }
+    }
+
+    /// Asks the browser not to evict our storage (the outbox lives there), unless it
+    /// already granted that, and raises the note if it refuses.
+    async fn request_persistent_storage(self) {
+        let storage = window().navigator().storage();
+        if resolves_true(storage.persisted()).await {
+            return;
+        }
+        let granted = resolves_true(storage.persist()).await;
+        let dismissed = local_storage()
+            .and_then(|s| s.get_item(PERSIST_NOTE_DISMISSED).ok().flatten())
+            .is_some();
+        if !granted && !dismissed {
+            self.persist_note.try_set(true);
+        }
+    }
+
     /// The player chose the new version: the waiting worker takes over, and the page
     /// reloads when it has.
     pub fn accept_update(&self) {
@@ -81,7 +122,6 @@ impl Shell {
             JsFuture::from(container.register_with_options("/sw.js", &options))
                 .await?
                 .unchecked_into();
-        request_persistent_storage();
         self.watch_for_updates(&registration);
         check_for_updates_periodically(registration);
         // `ready` resolves once a worker is active, i.e. its precache is complete.
@@ -145,13 +185,19 @@ fn has_controller() -> bool {
     container().and_then(|c| c.controller()).is_some()
 }
 
-/// Asks the browser not to evict our storage (the outbox lives there).
-fn request_persistent_storage() {
-    if let Ok(promise) = window().navigator().storage().persist() {
-        spawn_local(async move {
-            let _ = JsFuture::from(promise).await;
-        });
+/// Whether a `Promise<boolean>` resolved to `true` (a failed call counts as `false`).
+async fn resolves_true(promise: Result<js_sys::Promise, JsValue>) -> bool {
+    match promise {
+        Ok(promise) => JsFuture::from(promise)
+            .await
+            .is_ok_and(|value| value.as_bool() == Some(true)),
+        Err(_) => false,
     }
+}
+
+/// `localStorage`, where the browser allows it.
+fn local_storage() -> Option<web_sys::Storage> {
+    window().local_storage().ok().flatten()
 }
 
 /// Checks for a new version hourly and whenever the page becomes visible.

@@ -1,7 +1,10 @@
 //! The page's sync coordinator (docs/sync.md): when to flush the outbox.
 //!
-//! Triggers — app start, a saved result, `online`, the page becoming visible, the
-//! Retry button and the backoff timer — go through `core`'s [`Coalescer`]: those
+//! Triggers go through `core`'s [`Coalescer`] with the kind of flush they ask for
+//! (docs/sync.md, "Triggers"): app start and `online` a [`FlushKind::Reconnect`] (what
+//! failed for want of a network is due at once; a daily restore heal runs inside the
+//! flush), a saved result, the page becoming visible and the backoff timer an
+//! [`FlushKind::Automatic`], the Retry button a [`FlushKind::Manual`]. Triggers
 //! within 250 ms make one flush, and only one flush runs at a time in this page
 //! (across tabs and the service worker, `keydo-sync` also holds a Web Lock). After a
 //! result is saved the page also registers Background Sync, so the service worker
@@ -13,11 +16,13 @@
 
 use super::records;
 use keydo_core::Mode;
+use keydo_core::backoff::timer_delay_ms;
 use keydo_core::classify::ErrorCode;
 use keydo_core::coalesce::{Coalescer, FlushKind};
 use leptos::prelude::*;
 use leptos::task::spawn_local;
 use std::time::Duration;
+use uuid::Uuid;
 use wasm_bindgen::JsCast;
 use wasm_bindgen_futures::JsFuture;
 
@@ -31,12 +36,13 @@ pub struct SyncView {
     pub pending: usize,
     /// Why the last attempt failed, as a stable code.
     pub last_error: Option<ErrorCode>,
-    /// Results the server refused: only Retry sends them again.
+    /// Results the API refused: only Retry sends them again; the player may discard them.
     pub blocked: Vec<BlockedResult>,
 }
 
 #[derive(Debug, Clone, PartialEq)]
 pub struct BlockedResult {
+    pub score_id: Uuid,
     pub mode: Mode,
     pub value: i64,
     /// Why the server refused it; absent only in entries written by an older version.
@@ -65,7 +71,9 @@ impl Coordinator {
             state: StoredValue::new(State::default()),
             view: RwSignal::new(SyncView::default()),
         };
-        let on_online = window_event_listener_untyped("online", move |_| coordinator.trigger());
+        let on_online = window_event_listener_untyped("online", move |_| {
+            coordinator.request(FlushKind::Reconnect);
+        });
         // `visibilitychange` bubbles from the document to the window.
         let on_visible = window_event_listener_untyped("visibilitychange", move |_| {
             if document().visibility_state() == web_sys::VisibilityState::Visible {
@@ -76,7 +84,7 @@ impl Coordinator {
             on_online.remove();
             on_visible.remove();
         });
-        coordinator.trigger();
+        coordinator.request(FlushKind::Reconnect);
         coordinator
     }
 
@@ -94,6 +102,14 @@ impl Coordinator {
     /// The Retry button: every entry now, ignoring waits, blocked ones included.
     pub fn retry(&self) {
         self.request(FlushKind::Manual);
+    }
+
+    /// The player gives up on a blocked result: it leaves the outbox for good.
+    pub async fn discard(self, score_id: Uuid) {
+        if let Err(error) = keydo_sync::discard_blocked(score_id).await {
+            web_sys::console::error_1(&format!("keydo: discard failed: {error}").into());
+        }
+        self.refresh_view().await;
     }
 
     /// An automatic flush: only entries whose backoff has passed.
@@ -115,7 +131,7 @@ impl Coordinator {
         let coordinator = *self;
         set_timeout(
             move || coordinator.wake(),
-            Duration::from_millis(at.saturating_sub(now_ms())),
+            Duration::from_millis(timer_delay_ms(at, now_ms())),
         );
     }
 
@@ -149,7 +165,7 @@ impl Coordinator {
         }
         if let Some(at) = next_retry_at {
             let coordinator = *self;
-            let delay = Duration::from_millis(at.saturating_sub(now_ms()));
+            let delay = Duration::from_millis(timer_delay_ms(at, now_ms()));
             if let Ok(handle) = set_timeout_with_handle(move || coordinator.trigger(), delay) {
                 self.with(|s| s.backoff = Some(handle));
             }
@@ -171,6 +187,7 @@ impl Coordinator {
                 .iter()
                 .filter(|e| e.sync.blocked)
                 .map(|e| BlockedResult {
+                    score_id: e.score_id,
                     mode: e.mode,
                     value: e.value,
                     code: e.sync.last_error.clone(),
