@@ -15,11 +15,11 @@ cargo clippy --target wasm32-unknown-unknown --all-targets --quiet \
 step "native tests (core rules, precache build, server; PostgreSQL path included)"
 scripts/with-postgres.sh cargo test --workspace --quiet
 
-step "browser tests of the IndexedDB storage (wasm-bindgen-test, headless Chromium)"
+step "browser tests of the IndexedDB storage and the sync (wasm-bindgen-test, headless Chromium)"
 CHROMEDRIVER=/usr/bin/chromedriver \
   WASM_BINDGEN_TEST_WEBDRIVER_JSON="$PWD/tests/webdriver.json" \
   WASM_BINDGEN_TEST_TIMEOUT=120 \
-  cargo test -p keydo-storage --target wasm32-unknown-unknown
+  cargo test -p keydo-storage -p keydo-sync --target wasm32-unknown-unknown
 
 step "release build of the shell and the server"
 trunk build --release

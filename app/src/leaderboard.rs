@@ -131,11 +131,7 @@ async fn fetch_board(mode: Mode, board: Board) -> Result<Board_, Unavailable> {
         return Err(Unavailable::Offline);
     }
     let credentials = match Db::open().await {
-        Ok(db) => {
-            let credentials = db.credentials().await.ok().flatten();
-            db.close();
-            credentials
-        }
+        Ok(db) => db.credentials().await.ok().flatten(),
         Err(_) => None,
     };
     let url = format!("/api/leaderboard?mode={}&board={}", mode.id(), board.id());

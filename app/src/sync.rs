@@ -137,11 +137,7 @@ fn schedule_backoff(next_retry_at: Option<u64>) {
 async fn refresh_view() {
     let Some(view) = with(|c| c.view) else { return };
     let outbox = match Db::open().await {
-        Ok(db) => {
-            let outbox = db.outbox().await;
-            db.close();
-            outbox
-        }
+        Ok(db) => db.outbox().await,
         Err(error) => Err(error),
     };
     let Ok(outbox) = outbox else { return };

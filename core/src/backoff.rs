@@ -1,10 +1,15 @@
-//! How long an outbox entry waits before its next automatic attempt (SPEC §5).
+//! How long an outbox entry waits before its next automatic attempt (docs/sync.md,
+//! "Backoff").
 //!
 //! Exponential backoff with jitter: after the n-th failure in a row the wait is drawn
 //! from `[w/2, w]` with `w = min(2 s × 2^(n−1), 5 min)`. The random half spreads out the
 //! clients that all lost the network at once, so they do not return in lockstep; the
 //! fixed half keeps a client from retrying at once by bad luck. The caller passes the
 //! randomness in, so the rule is the same natively and in Wasm.
+//!
+//! No wait is ever set longer than [`MAX_DELAY_MS`], so a wait that reaches further
+//! than that from now means the clock went back: it is over ([`is_over`]), and a timer
+//! for it never sleeps longer than the cap ([`timer_delay_ms`]).
 
 /// The first failure's window.
 pub const BASE_DELAY_MS: u64 = 2_000;
@@ -29,10 +34,46 @@ pub fn retry_delay_ms(failures: u32, jitter: f64, retry_after_ms: Option<u64>) -
     jittered.max(server_asked)
 }
 
+/// Whether a wait until `until_ms` is over at `now_ms`: it has passed, or it lies
+/// further ahead than any wait is ever set (the clock was turned back since).
+pub fn is_over(until_ms: u64, now_ms: u64) -> bool {
+    now_ms >= until_ms || until_ms - now_ms > MAX_DELAY_MS
+}
+
+/// How long a timer set at `now_ms` for `at_ms` sleeps: clamped to `[0, MAX_DELAY_MS]`,
+/// so a clock that jumped back cannot park it for longer than the cap.
+pub fn timer_delay_ms(at_ms: u64, now_ms: u64) -> u64 {
+    at_ms.saturating_sub(now_ms).min(MAX_DELAY_MS)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
     use proptest::prelude::*;
+
+    const NOW: u64 = 1_796_097_600_000;
+
+    #[test]
+    fn a_wait_beyond_the_cap_means_the_clock_went_back() {
+        assert!(!is_over(NOW + 1, NOW));
+        assert!(!is_over(NOW + MAX_DELAY_MS, NOW), "the longest real wait");
+        assert!(is_over(NOW, NOW));
+        assert!(is_over(NOW - 1, NOW), "the clock jumped forward: over");
+        // Set at NOW for 5 minutes, then the clock went back an hour.
+        let until = NOW + MAX_DELAY_MS;
+        assert!(is_over(until, NOW - 3_600_000));
+        assert!(is_over(u64::MAX, NOW));
+    }
+
+    #[test]
+    fn timer_delays_are_clamped_to_the_cap() {
+        assert_eq!(timer_delay_ms(NOW + 1_500, NOW), 1_500);
+        assert_eq!(timer_delay_ms(NOW - 10, NOW), 0, "overdue: now");
+        assert_eq!(timer_delay_ms(NOW + MAX_DELAY_MS, NOW), MAX_DELAY_MS);
+        // The clock went back a day after the wait was set.
+        assert_eq!(timer_delay_ms(NOW + 60_000, NOW - 86_400_000), MAX_DELAY_MS);
+        assert_eq!(timer_delay_ms(u64::MAX, 0), MAX_DELAY_MS);
+    }
 
     #[test]
     fn doubles_from_two_seconds_to_the_cap() {
@@ -82,6 +123,24 @@ mod tests {
             prop_assert!(delay <= MAX_DELAY_MS);
             prop_assert!(delay >= retry_after_ms.unwrap_or(0).min(MAX_DELAY_MS));
             prop_assert!(delay >= BASE_DELAY_MS / 2);
+        }
+
+        #[test]
+        fn a_fresh_wait_is_never_over_early_and_always_over_at_its_time(
+            failures in any::<u32>(),
+            jitter in 0.0f64..1.0,
+            retry_after_ms in proptest::option::of(any::<u64>()),
+            now in 0u64..(1 << 53),
+            back in 0u64..(1 << 40),
+        ) {
+            let until = now + retry_delay_ms(failures, jitter, retry_after_ms);
+            prop_assert!(!is_over(until, now) || until == now);
+            prop_assert!(is_over(until, until));
+            prop_assert!(timer_delay_ms(until, now) == until - now);
+            // However far the clock goes back, the wait never exceeds the cap from there.
+            let earlier = now.saturating_sub(back);
+            prop_assert!(is_over(until, earlier) || until - earlier <= MAX_DELAY_MS);
+            prop_assert!(timer_delay_ms(until, earlier) <= MAX_DELAY_MS);
         }
 
         #[test]

@@ -1,54 +1,61 @@
-//! Sorting a failed sync request into what happens next (SPEC §5), and the stable
-//! error code persisted with an outbox entry.
+//! Sorting a failed sync request into what happens next, and the stable error code
+//! persisted with an outbox entry (docs/sync.md, "Classification").
 //!
-//! Retrying only helps when the failure is about the moment (no network, a server
-//! restarting, a rate limit, a conflict), not about the request. So: network errors,
-//! invalid responses, 409, 429 and 5xx are retried; any other 4xx is blocked and never
-//! replayed on a timer. One exception keeps scores from being stranded: a 401 on a score
-//! means the server does not know the save (say, it was restored from an older backup),
-//! so the client forgets that save, creates a new one and resends.
+//! Only the API itself can refuse a result for good: a 4xx that carries the API's own
+//! error body with a validation code ([`ApiCode::is_validation`]) blocks the entry.
+//! Everything else is about the moment or the path to the server (no network, a
+//! timeout, a proxy's or captive portal's page, a 403 from a misconfigured origin, a
+//! 429, a 5xx) and is retried with backoff. One exception keeps scores from being
+//! stranded: the API's own `UNAUTHORIZED` on an authenticated request means the server
+//! does not know the save (say, it was restored from an older backup), so the client
+//! forgets that save, creates a new one and resends. A bare 401 from an intermediary
+//! is retried and never forgets the save.
 
+use crate::api::ApiCode;
 use serde::{Deserialize, Serialize};
 use std::borrow::Cow;
 use std::fmt;
 
+/// How long the client waits for any API request, answer body included, before it
+/// aborts the request and counts a [`Failure::Timeout`].
+pub const REQUEST_TIMEOUT_MS: u64 = 20_000;
+
 /// How a sync request failed.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Failure {
-    /// No answer: offline, DNS failure, connection reset, timeout.
+    /// No answer: offline, DNS failure, connection reset.
     Network,
-    /// An answer that is not the API's: an unparseable body, a wrong shape, a captive
-    /// portal's page. The request may have been applied; resending is harmless because
-    /// the server only ever keeps the better score.
+    /// No complete answer within [`REQUEST_TIMEOUT_MS`]; the request was aborted.
+    Timeout,
+    /// A success status whose body is not what the API sends (a captive portal's page,
+    /// a cut-off body). The request may have been applied; resending is harmless
+    /// because the server only ever keeps the better score.
     InvalidResponse,
-    /// The API answered with an error status.
+    /// An error status. `api_code` is set only when the body was the API's own error
+    /// body; a proxy's page, an empty body or someone else's JSON leave it `None`.
     Status {
         status: u16,
-        /// The error body's code, or `HTTP_<status>` when it had none.
-        code: ErrorCode,
-        /// From the `Retry-After` header, in milliseconds.
+        api_code: Option<ErrorCode>,
+        /// From the `Retry-After` header, in milliseconds, whoever sent it.
         retry_after_ms: Option<u64>,
     },
 }
 
 impl Failure {
-    /// An error answer, from its raw parts: the status, the error body's `code` if one
-    /// could be read, and the `Retry-After` header if present.
+    /// An error answer, from its raw parts: the status, the `code` of the API's error
+    /// body if the body was one, and the `Retry-After` header if present.
     ///
-    /// A body code that is not a stable SCREAMING_SNAKE code is replaced by
-    /// `HTTP_<status>`, so nothing else (least of all a token) can reach storage.
-    /// `Retry-After` is honoured in its delta-seconds form (the one this API sends); an
-    /// HTTP-date is ignored and the usual backoff applies.
-    pub fn http(status: u16, body_code: Option<&str>, retry_after: Option<&str>) -> Failure {
-        let code = body_code
-            .and_then(ErrorCode::new)
-            .unwrap_or_else(|| ErrorCode(Cow::Owned(format!("HTTP_{status}"))));
+    /// A body code that is not a stable SCREAMING_SNAKE code is treated as no API body
+    /// (and persisted as `HTTP_<status>`), so nothing else, least of all a token, can
+    /// reach storage. `Retry-After` is honoured in its delta-seconds form (the one this
+    /// API sends); an HTTP-date is ignored and the usual backoff applies.
+    pub fn http(status: u16, api_body_code: Option<&str>, retry_after: Option<&str>) -> Failure {
         let retry_after_ms = retry_after
             .and_then(|seconds| seconds.trim().parse::<u64>().ok())
             .map(|seconds| seconds.saturating_mul(1_000));
         Failure::Status {
             status,
-            code,
+            api_code: api_body_code.and_then(ErrorCode::new),
             retry_after_ms,
         }
     }
@@ -57,17 +64,28 @@ impl Failure {
     pub fn code(&self) -> ErrorCode {
         match self {
             Failure::Network => ErrorCode::NETWORK_ERROR,
+            Failure::Timeout => ErrorCode::TIMEOUT,
             Failure::InvalidResponse => ErrorCode::INVALID_RESPONSE,
-            Failure::Status { code, .. } => code.clone(),
+            Failure::Status {
+                api_code: Some(code),
+                ..
+            } => code.clone(),
+            Failure::Status { status, .. } => ErrorCode(Cow::Owned(format!("HTTP_{status}"))),
         }
     }
 
-    /// The least wait the server asked for.
+    /// The least wait the server (or a proxy in front of it) asked for.
     pub fn retry_after_ms(&self) -> Option<u64> {
         match self {
             Failure::Status { retry_after_ms, .. } => *retry_after_ms,
-            Failure::Network | Failure::InvalidResponse => None,
+            Failure::Network | Failure::Timeout | Failure::InvalidResponse => None,
         }
+    }
+
+    /// Whether the request got no answer at all: the other requests of a flush would
+    /// fail alike, and reconnecting makes the entry due at once.
+    pub fn is_unreachable(&self) -> bool {
+        matches!(self, Failure::Network | Failure::Timeout)
     }
 }
 
@@ -76,10 +94,11 @@ impl Failure {
 pub enum Request {
     /// `POST /api/saves`, which needs no auth.
     CreateSave,
-    /// `POST /api/scores`. `save_renewed` says whether this flush already replaced an
-    /// unknown save: a brand-new save answered with 401 is the server's confusion (a
-    /// lagging replica, a restore in progress), not ours, so it is retried instead of
-    /// renewed again in a loop.
+    /// An authenticated request: `POST /api/scores` or `GET /api/saves/me`.
+    /// `save_renewed` says whether this flush already replaced an unknown save: a
+    /// brand-new save answered with 401 is the server's confusion (a lagging replica, a
+    /// restore in progress), not ours, so it is retried instead of renewed again in a
+    /// loop.
     SubmitScore { save_renewed: bool },
 }
 
@@ -95,24 +114,26 @@ pub enum Disposition {
 }
 
 /// What to do after `request` failed with `failure`.
-///
-/// A status that is not an error (1xx–3xx, or a nonsense number) reached as a failure
-/// means the answer made no sense, so it is retried like an invalid response.
 pub fn classify(request: Request, failure: &Failure) -> Disposition {
-    let status = match failure {
-        Failure::Network | Failure::InvalidResponse => return Disposition::Retryable,
-        Failure::Status { status, .. } => *status,
+    let Failure::Status {
+        status,
+        api_code: Some(code),
+        ..
+    } = failure
+    else {
+        // No answer, or an answer that is not the API's: about the moment or the path.
+        return Disposition::Retryable;
     };
-    match (status, request) {
+    let api_code = ApiCode::parse(code.as_str());
+    match (*status, api_code, request) {
         (
             401,
+            Some(ApiCode::Unauthorized),
             Request::SubmitScore {
                 save_renewed: false,
             },
         ) => Disposition::RenewSave,
-        (401, Request::SubmitScore { save_renewed: true }) => Disposition::Retryable,
-        (409 | 429, _) | (500..=599, _) => Disposition::Retryable,
-        (400..=499, _) => Disposition::Blocked,
+        (400..=499, Some(code), _) if code.is_validation() => Disposition::Blocked,
         _ => Disposition::Retryable,
     }
 }
@@ -126,7 +147,9 @@ pub struct ErrorCode(Cow<'static, str>);
 impl ErrorCode {
     /// The request got no answer.
     pub const NETWORK_ERROR: ErrorCode = ErrorCode(Cow::Borrowed("NETWORK_ERROR"));
-    /// The answer was not the API's.
+    /// The request got no complete answer within [`REQUEST_TIMEOUT_MS`].
+    pub const TIMEOUT: ErrorCode = ErrorCode(Cow::Borrowed("TIMEOUT"));
+    /// A success status with a body that is not the API's.
     pub const INVALID_RESPONSE: ErrorCode = ErrorCode(Cow::Borrowed("INVALID_RESPONSE"));
 
     /// Longer codes are not codes.
@@ -144,6 +167,12 @@ impl ErrorCode {
 
     pub fn as_str(&self) -> &str {
         &self.0
+    }
+
+    /// Whether a failure with this code was only for want of a network (no answer, or
+    /// none in time), so connectivity coming back makes the entry due at once.
+    pub fn is_unreachable(&self) -> bool {
+        *self == ErrorCode::NETWORK_ERROR || *self == ErrorCode::TIMEOUT
     }
 }
 
@@ -184,67 +213,133 @@ mod tests {
     const SCORE: Request = Request::SubmitScore {
         save_renewed: false,
     };
+    const RENEWED: Request = Request::SubmitScore { save_renewed: true };
 
-    fn status(status: u16) -> Failure {
-        Failure::http(status, None, None)
+    /// What came back with an error status, as the client reads the body.
+    #[derive(Debug, Clone, Copy)]
+    enum Body {
+        /// No body, or one that is not JSON (a proxy's HTML page).
+        NoneOrHtml,
+        /// JSON, but not the API's error body (`{"message": ...}` from a gateway).
+        ForeignJson,
+        /// The API's error body with a validation code.
+        ApiValidation,
+        /// The API's error body with a code that is not a validation refusal.
+        ApiOther,
+        /// The API's `UNAUTHORIZED`.
+        ApiUnauthorized,
+        /// The API's error body with a code this client does not know (a newer server).
+        ApiUnknownCode,
+    }
+
+    /// The client's reading of an error answer: only the API's own body yields a code.
+    fn answer(status: u16, body: Body) -> Failure {
+        let code = match body {
+            Body::NoneOrHtml | Body::ForeignJson => None,
+            Body::ApiValidation => Some("VALUE_MISMATCH"),
+            Body::ApiOther => Some(if status == 429 {
+                "RATE_LIMITED"
+            } else {
+                "UNAVAILABLE"
+            }),
+            Body::ApiUnauthorized => Some("UNAUTHORIZED"),
+            Body::ApiUnknownCode => Some("SOMETHING_NEW"),
+        };
+        Failure::http(status, code, None)
     }
 
     #[test]
-    fn classification_table() {
+    fn classification_table_over_every_status_and_body() {
+        use Body::*;
         use Disposition::*;
-        let table: &[(Failure, Disposition)] = &[
-            (Failure::Network, Retryable),
-            (Failure::InvalidResponse, Retryable),
-            (status(409), Retryable),
-            (status(429), Retryable),
-            (status(500), Retryable),
-            (status(502), Retryable),
-            (status(503), Retryable),
-            (status(504), Retryable),
-            (status(599), Retryable),
-            (status(400), Blocked),
-            (status(401), RenewSave),
-            (status(403), Blocked),
-            (status(404), Blocked),
-            (status(405), Blocked),
-            (status(408), Blocked),
-            (status(410), Blocked),
-            (status(413), Blocked),
-            (status(415), Blocked),
-            (status(422), Blocked),
-            (status(499), Blocked),
-            (status(200), Retryable),
-            (status(302), Retryable),
-            (status(600), Retryable),
+        let bodies = [
+            NoneOrHtml,
+            ForeignJson,
+            ApiValidation,
+            ApiOther,
+            ApiUnauthorized,
+            ApiUnknownCode,
         ];
-        for (failure, expected) in table {
-            assert_eq!(classify(SCORE, failure), *expected, "{failure:?}");
+        let statuses = [
+            200, 302, 400, 401, 403, 404, 405, 408, 409, 410, 413, 415, 422, 429, 499, 500, 502,
+            503, 504, 599, 600,
+        ];
+        for status in statuses {
+            for body in bodies {
+                let failure = answer(status, body);
+                let expected = match (status, body) {
+                    // The API refused the content: blocked, whichever 4xx carried it.
+                    (400..=499, ApiValidation) => Blocked,
+                    // The API does not know the save: renew it (once per flush).
+                    (401, ApiUnauthorized) => RenewSave,
+                    // Everything else: no body, HTML, foreign JSON, non-validation codes,
+                    // unknown codes, 5xx, odd statuses.
+                    _ => Retryable,
+                };
+                assert_eq!(classify(SCORE, &failure), expected, "{status} {body:?}");
+                // After one renewal, nothing renews again; the rest is unchanged.
+                let after_renewal = if expected == RenewSave {
+                    Retryable
+                } else {
+                    expected
+                };
+                assert_eq!(
+                    classify(RENEWED, &failure),
+                    after_renewal,
+                    "{status} {body:?}"
+                );
+                // Creating a save needs no auth: a 401 there is never the save's fault.
+                let creating = if expected == RenewSave {
+                    Retryable
+                } else {
+                    expected
+                };
+                assert_eq!(
+                    classify(Request::CreateSave, &failure),
+                    creating,
+                    "{status} {body:?}"
+                );
+            }
+        }
+        for unanswered in [Failure::Network, Failure::Timeout, Failure::InvalidResponse] {
+            for request in [SCORE, RENEWED, Request::CreateSave] {
+                assert_eq!(classify(request, &unanswered), Retryable, "{unanswered:?}");
+            }
         }
     }
 
     #[test]
-    fn a_401_renews_the_save_only_for_a_score_and_only_once() {
-        assert_eq!(classify(SCORE, &status(401)), Disposition::RenewSave);
-        assert_eq!(
-            classify(Request::SubmitScore { save_renewed: true }, &status(401)),
-            Disposition::Retryable
-        );
-        assert_eq!(
-            classify(Request::CreateSave, &status(401)),
-            Disposition::Blocked
-        );
-        // Everything else is classified the same for both requests.
-        for code in [409, 429, 500, 400, 403, 422] {
-            assert_eq!(
-                classify(Request::CreateSave, &status(code)),
-                classify(SCORE, &status(code))
-            );
+    fn every_validation_code_blocks_and_no_other_api_code_does() {
+        for &code in ApiCode::ALL {
+            let failure = Failure::http(code.status(), Some(code.as_str()), None);
+            let expected = if code.is_validation() {
+                Disposition::Blocked
+            } else if code == ApiCode::Unauthorized {
+                Disposition::RenewSave
+            } else {
+                Disposition::Retryable
+            };
+            assert_eq!(classify(SCORE, &failure), expected, "{code}");
+            // A validation code on a 5xx is not a refusal: only a 4xx blocks.
+            let on_5xx = Failure::http(503, Some(code.as_str()), None);
+            assert_eq!(classify(SCORE, &on_5xx), Disposition::Retryable, "{code}");
         }
     }
 
     #[test]
-    fn codes_come_from_the_body_or_the_status() {
+    fn a_bare_401_is_retried_and_keeps_the_save() {
+        for failure in [
+            Failure::http(401, None, None),
+            Failure::http(401, Some("AUTH_REQUIRED"), None),
+        ] {
+            assert_eq!(classify(SCORE, &failure), Disposition::Retryable);
+        }
+    }
+
+    #[test]
+    fn codes_come_from_the_api_body_or_the_status() {
         assert_eq!(Failure::Network.code().as_str(), "NETWORK_ERROR");
+        assert_eq!(Failure::Timeout.code().as_str(), "TIMEOUT");
         assert_eq!(Failure::InvalidResponse.code().as_str(), "INVALID_RESPONSE");
         assert_eq!(
             Failure::http(422, Some("TOO_FAST"), None).code().as_str(),
@@ -262,11 +357,9 @@ mod tests {
             "Ünï",
             &"A".repeat(65),
         ] {
-            assert_eq!(
-                Failure::http(400, Some(junk), None).code().as_str(),
-                "HTTP_400",
-                "{junk}"
-            );
+            let failure = Failure::http(400, Some(junk), None);
+            assert_eq!(failure.code().as_str(), "HTTP_400", "{junk}");
+            assert_eq!(classify(SCORE, &failure), Disposition::Retryable, "{junk}");
         }
         assert_eq!(
             ErrorCode::new(&"A".repeat(64)).map(|c| c.as_str().len()),
@@ -275,13 +368,26 @@ mod tests {
     }
 
     #[test]
-    fn retry_after_is_read_in_seconds() {
+    fn only_missing_answers_are_unreachable() {
+        assert!(Failure::Network.is_unreachable());
+        assert!(Failure::Timeout.is_unreachable());
+        assert!(!Failure::InvalidResponse.is_unreachable());
+        assert!(!Failure::http(503, None, None).is_unreachable());
+        assert!(ErrorCode::NETWORK_ERROR.is_unreachable());
+        assert!(ErrorCode::TIMEOUT.is_unreachable());
+        for other in ["HTTP_503", "RATE_LIMITED", "INVALID_RESPONSE"] {
+            assert!(!ErrorCode::new(other).unwrap().is_unreachable(), "{other}");
+        }
+    }
+
+    #[test]
+    fn retry_after_is_read_in_seconds_from_any_answer() {
         assert_eq!(
             Failure::http(429, None, Some("60")).retry_after_ms(),
             Some(60_000)
         );
         assert_eq!(
-            Failure::http(429, None, Some(" 5 ")).retry_after_ms(),
+            Failure::http(429, Some("RATE_LIMITED"), Some(" 5 ")).retry_after_ms(),
             Some(5_000)
         );
         assert_eq!(
@@ -290,6 +396,7 @@ mod tests {
         );
         assert_eq!(Failure::http(429, None, Some("-1")).retry_after_ms(), None);
         assert_eq!(Failure::Network.retry_after_ms(), None);
+        assert_eq!(Failure::Timeout.retry_after_ms(), None);
     }
 
     #[test]

@@ -1,4 +1,4 @@
-//! Merging sync triggers into flushes, one at a time (SPEC §5).
+//! Merging sync triggers into flushes, one at a time (docs/sync.md, "Triggers").
 //!
 //! Many triggers fire together (app start, `online`, the page becoming visible), so a
 //! flush starts [`COALESCE_WINDOW_MS`] after the first trigger and every trigger until
@@ -13,11 +13,16 @@
 /// How long after the first trigger a flush starts.
 pub const COALESCE_WINDOW_MS: u64 = 250;
 
-/// Which entries a flush sends.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+/// Which entries a flush sends, from the least to the most demanding.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
 pub enum FlushKind {
-    /// Entries whose backoff has passed; blocked entries stay.
+    /// A result was saved, the page became visible, a backoff timer fired: entries
+    /// whose wait is over; blocked entries stay.
     Automatic,
+    /// Connectivity may be back (the `online` event, app start, the service worker's
+    /// `sync` event): as [`FlushKind::Automatic`], plus every entry whose last failure
+    /// was only for want of a network, at once. Waits the server asked for still hold.
+    Reconnect,
     /// The player pressed Retry: every entry, ignoring waits, blocked ones included.
     Manual,
 }
@@ -25,11 +30,7 @@ pub enum FlushKind {
 impl FlushKind {
     /// Merged triggers flush as much as the most demanding of them asked for.
     fn merge(self, other: FlushKind) -> FlushKind {
-        if self == FlushKind::Manual || other == FlushKind::Manual {
-            FlushKind::Manual
-        } else {
-            FlushKind::Automatic
-        }
+        self.max(other)
     }
 }
 
@@ -133,7 +134,7 @@ impl Coalescer {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use FlushKind::{Automatic, Manual};
+    use FlushKind::{Automatic, Manual, Reconnect};
 
     #[test]
     fn triggers_within_the_window_make_one_flush() {
@@ -197,6 +198,22 @@ mod tests {
             Some(Automatic),
             "a manual flush does not stick"
         );
+    }
+
+    #[test]
+    fn a_reconnect_outranks_automatic_triggers_but_not_a_manual_one() {
+        let mut c = Coalescer::new();
+        c.on_trigger(0, Automatic);
+        c.on_trigger(10, Reconnect);
+        c.on_trigger(20, Automatic);
+        assert_eq!(c.on_wake(), Some(Reconnect));
+        c.on_trigger(30, Reconnect);
+        c.on_trigger(40, Manual);
+        c.on_flush_finished(50);
+        assert_eq!(c.on_wake(), Some(Manual));
+        c.on_trigger(60, Reconnect);
+        c.on_flush_finished(70);
+        assert_eq!(c.on_wake(), Some(Reconnect));
     }
 
     #[test]

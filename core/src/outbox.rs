@@ -1,14 +1,16 @@
 //! The outbox: results waiting to reach the leaderboards, and the rules that keep them
-//! from being lost or sent twice (SPEC §4).
+//! from being lost, sent twice or stuck (docs/sync.md, "Outbox").
 //!
-//! The app stores one [`OutboxEntry`] per [`OutboxKey`] (profile, mode, week) in
-//! IndexedDB. Adding a result [`merge`]s it with the stored one, keeping the better, so
-//! adding or replaying anything is harmless. An entry leaves only when the server has
-//! acknowledged *that* entry and it is still the one stored ([`is_still_the_one_sent`]):
-//! a better result added while the old one was in flight stays to be sent.
+//! For each [`OutboxKey`] (profile, mode, week) the app stores at most one *sendable*
+//! [`OutboxEntry`], and beside it the entries the API refused (blocked), so a refused
+//! result never hides a newer valid one: [`Slots`]. Adding a result [`merge`]s it with
+//! the sendable one, keeping the better, so adding or replaying anything is harmless.
+//! An entry leaves only when the server has acknowledged *that* entry and it is still
+//! stored ([`is_still_the_one_sent`]), or when the player discards a blocked one: a
+//! better result added while the old one was in flight stays to be sent.
 
 use crate::api::ScoreSubmission;
-use crate::backoff::retry_delay_ms;
+use crate::backoff::{self, MAX_DELAY_MS, retry_delay_ms};
 use crate::classify::{Disposition, ErrorCode, Failure, Request, classify};
 use crate::coalesce::FlushKind;
 use crate::mode::Mode;
@@ -85,10 +87,20 @@ impl OutboxEntry {
         }
     }
 
+    /// Where the entry is stored: the key's one sendable slot (`<key>`), or, when
+    /// blocked, its own place beside it (`<key>/blocked/<scoreId>`).
+    pub fn store_key(&self) -> String {
+        if self.sync.blocked {
+            format!("{}{}", blocked_prefix(self.key()), self.score_id)
+        } else {
+            self.key().to_string()
+        }
+    }
+
     /// Higher value wins; on a tie the result played earlier does. Playing time rather
     /// than arrival decides, so the survivor is the same whatever order the page and
     /// the service worker add results in.
-    fn beats(&self, other: &OutboxEntry) -> bool {
+    pub fn beats(&self, other: &OutboxEntry) -> bool {
         (self.value, std::cmp::Reverse(self.played_at))
             > (other.value, std::cmp::Reverse(other.played_at))
     }
@@ -143,14 +155,127 @@ pub fn is_still_the_one_sent(stored: Option<&OutboxEntry>, sent_score_id: Uuid) 
     stored.is_some_and(|entry| entry.score_id == sent_score_id)
 }
 
-/// When the backoff timer should wake the sync next: the earliest wait among entries
-/// that are not blocked (blocked ones wait for a manual retry). `None` when none waits.
-pub fn next_retry_at<'a>(entries: impl IntoIterator<Item = &'a OutboxEntry>) -> Option<u64> {
+/// When the backoff timer should wake the sync next, seen at `now_ms`: the earliest
+/// wait among entries that are not blocked (blocked ones wait for a manual retry), and
+/// never later than the cap from now (a wait further out means the clock went back).
+/// `None` when none waits.
+pub fn next_retry_at<'a>(
+    entries: impl IntoIterator<Item = &'a OutboxEntry>,
+    now_ms: u64,
+) -> Option<u64> {
     entries
         .into_iter()
         .filter(|entry| !entry.sync.blocked)
-        .map(|entry| entry.sync.next_attempt_at)
+        .map(|entry| {
+            entry
+                .sync
+                .next_attempt_at
+                .min(now_ms.saturating_add(MAX_DELAY_MS))
+        })
         .min()
+}
+
+/// The start of the store keys of `key`'s blocked entries.
+pub fn blocked_prefix(key: OutboxKey) -> String {
+    format!("{key}/blocked/")
+}
+
+/// What the outbox holds for one key: at most one entry to send, and beside it the
+/// entries the API refused, kept (with their reason) until a manual retry delivers
+/// them or the player discards them. Storage loads these, applies one change, and
+/// writes them back in one transaction.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Slots {
+    pub sendable: Option<OutboxEntry>,
+    pub blocked: Vec<OutboxEntry>,
+}
+
+impl Slots {
+    /// The slots as stored: each entry where its `blocked` flag puts it.
+    pub fn from_stored(stored: impl IntoIterator<Item = OutboxEntry>) -> Slots {
+        let mut slots = Slots::default();
+        for entry in stored {
+            if entry.sync.blocked {
+                slots.blocked.push(entry);
+            } else if slots.sendable.as_ref().is_none_or(|kept| entry.beats(kept)) {
+                slots.sendable = Some(entry);
+            }
+        }
+        slots
+    }
+
+    /// Every entry held, the sendable one first.
+    pub fn entries(&self) -> impl Iterator<Item = &OutboxEntry> {
+        self.sendable.iter().chain(&self.blocked)
+    }
+
+    /// Adds a result as sendable, keeping the better of it and the sendable one.
+    /// A replay of a blocked entry stays blocked. Returns whether anything changed.
+    pub fn add(&mut self, mut incoming: OutboxEntry) -> bool {
+        if self.position_blocked(incoming.score_id).is_some() {
+            return false;
+        }
+        incoming.sync.blocked = false;
+        match merge(self.sendable.as_ref(), &incoming) {
+            Merge::Insert | Merge::Replace => {
+                self.sendable = Some(incoming);
+                true
+            }
+            Merge::KeepExisting => false,
+        }
+    }
+
+    /// The server acknowledged `sent_score_id`: it leaves, wherever it is. Returns
+    /// whether it was still held.
+    pub fn acknowledge(&mut self, sent_score_id: Uuid) -> bool {
+        if is_still_the_one_sent(self.sendable.as_ref(), sent_score_id) {
+            self.sendable = None;
+            return true;
+        }
+        self.discard_blocked(sent_score_id).is_some()
+    }
+
+    /// A send of `sent_score_id` failed and left it in state `sync`: stores the state
+    /// if the entry is still held, moving it aside when it became blocked and back
+    /// (merged with any newer result) when a manual retry failed for a passing reason.
+    /// Returns whether the entry was still held.
+    pub fn record(&mut self, sent_score_id: Uuid, sync: SyncState) -> bool {
+        if is_still_the_one_sent(self.sendable.as_ref(), sent_score_id) {
+            let mut entry = self.sendable.take().expect("checked above");
+            let blocked = sync.blocked;
+            entry.sync = sync;
+            if blocked {
+                self.blocked.push(entry);
+            } else {
+                self.sendable = Some(entry);
+            }
+            return true;
+        }
+        let Some(at) = self.position_blocked(sent_score_id) else {
+            return false;
+        };
+        if sync.blocked {
+            self.blocked[at].sync = sync;
+        } else {
+            let mut entry = self.blocked.remove(at);
+            entry.sync = sync;
+            if merge(self.sendable.as_ref(), &entry) != Merge::KeepExisting {
+                self.sendable = Some(entry);
+            }
+        }
+        true
+    }
+
+    /// The player gives up on a blocked entry: it leaves, and is returned (with its
+    /// reason in `sync.last_error`). `None` if no blocked entry has that id.
+    pub fn discard_blocked(&mut self, score_id: Uuid) -> Option<OutboxEntry> {
+        let at = self.position_blocked(score_id)?;
+        Some(self.blocked.remove(at))
+    }
+
+    fn position_blocked(&self, score_id: Uuid) -> Option<usize> {
+        self.blocked.iter().position(|e| e.score_id == score_id)
+    }
 }
 
 /// An entry's sending history. Persisted with it, so it holds only counts, times and a
@@ -170,10 +295,22 @@ pub struct SyncState {
 
 impl SyncState {
     /// Whether a flush of `kind` at `now_ms` sends the entry.
+    ///
+    /// A wait further ahead than the backoff cap is over (the clock went back since it
+    /// was set). A reconnect also sends, at once, what failed only for want of a
+    /// network; a wait the server asked for (429, 5xx) still holds.
     pub fn is_due(&self, now_ms: u64, kind: FlushKind) -> bool {
+        let waited = backoff::is_over(self.next_attempt_at, now_ms);
         match kind {
             FlushKind::Manual => true,
-            FlushKind::Automatic => !self.blocked && now_ms >= self.next_attempt_at,
+            FlushKind::Automatic => !self.blocked && waited,
+            FlushKind::Reconnect => {
+                let unreachable = self
+                    .last_error
+                    .as_ref()
+                    .is_some_and(ErrorCode::is_unreachable);
+                !self.blocked && (waited || unreachable)
+            }
         }
     }
 
@@ -362,12 +499,180 @@ mod tests {
             .sync
             .record_failure(SCORE, &Failure::Network, NOON, 0.0);
         let mut blocked = entry(2, 250, NOON);
-        blocked
-            .sync
-            .record_failure(SCORE, &Failure::http(400, None, None), NOON, 0.0);
-        assert_eq!(next_retry_at([&waiting, &blocked]), Some(NOON + 1_000));
-        assert_eq!(next_retry_at([&blocked]), None);
-        assert_eq!(next_retry_at([]), None);
+        blocked.sync.record_failure(SCORE, &refused(), NOON, 0.0);
+        assert_eq!(
+            next_retry_at([&waiting, &blocked], NOON),
+            Some(NOON + 1_000)
+        );
+        assert_eq!(next_retry_at([&blocked], NOON), None);
+        assert_eq!(next_retry_at([], NOON), None);
+        // Seen after the clock went back an hour: no later than the cap from then.
+        let earlier = NOON - 3_600_000;
+        assert_eq!(
+            next_retry_at([&waiting], earlier),
+            Some(earlier + MAX_DELAY_MS)
+        );
+    }
+
+    fn refused() -> Failure {
+        Failure::http(422, Some("VALUE_MISMATCH"), None)
+    }
+
+    #[test]
+    fn a_reconnect_sends_at_once_what_failed_for_want_of_a_network() {
+        for unreachable in [Failure::Network, Failure::Timeout] {
+            let mut sync = SyncState::default();
+            for _ in 0..12 {
+                sync.record_failure(SCORE, &unreachable, NOON, 0.9);
+            }
+            assert!(
+                sync.next_attempt_at > NOON + 200_000,
+                "backed off to the cap"
+            );
+            assert!(!sync.is_due(NOON + 1, FlushKind::Automatic));
+            assert!(
+                sync.is_due(NOON + 1, FlushKind::Reconnect),
+                "{unreachable:?}"
+            );
+        }
+        // Waits the server asked for still hold...
+        for asked in [
+            Failure::http(429, Some("RATE_LIMITED"), Some("60")),
+            Failure::http(503, Some("UNAVAILABLE"), None),
+            Failure::http(502, None, None),
+            Failure::InvalidResponse,
+        ] {
+            let mut sync = SyncState::default();
+            sync.record_failure(SCORE, &asked, NOON, 0.0);
+            assert!(!sync.is_due(NOON + 1, FlushKind::Reconnect), "{asked:?}");
+            assert!(sync.is_due(sync.next_attempt_at, FlushKind::Reconnect));
+        }
+        // ...and blocked entries wait for the player.
+        let mut blocked = SyncState::default();
+        blocked.record_failure(SCORE, &refused(), NOON, 0.0);
+        assert!(!blocked.is_due(NOON + 1, FlushKind::Reconnect));
+        // A fresh entry is due for every kind.
+        for kind in [
+            FlushKind::Automatic,
+            FlushKind::Reconnect,
+            FlushKind::Manual,
+        ] {
+            assert!(SyncState::default().is_due(0, kind));
+        }
+    }
+
+    #[test]
+    fn a_wait_beyond_the_cap_is_over_when_the_clock_went_back() {
+        let mut sync = SyncState::default();
+        sync.record_failure(SCORE, &Failure::http(503, None, Some("300")), NOON, 0.0);
+        assert_eq!(sync.next_attempt_at, NOON + MAX_DELAY_MS);
+        assert!(!sync.is_due(NOON, FlushKind::Automatic));
+        // The clock is set back a minute: the wait now reaches past the cap.
+        assert!(sync.is_due(NOON - 60_000, FlushKind::Automatic));
+        assert!(sync.is_due(NOON - 60_000, FlushKind::Reconnect));
+    }
+
+    fn blocked_entry(id: u128, chars: u32) -> OutboxEntry {
+        let mut e = entry(id, chars, NOON);
+        e.sync.record_failure(SCORE, &refused(), NOON, 0.0);
+        e
+    }
+
+    #[test]
+    fn a_blocked_entry_never_shadows_a_newer_result() {
+        let best = entry(1, 300, NOON);
+        let mut slots = Slots::default();
+        assert!(slots.add(best.clone()));
+        // The API refuses it: it moves aside, keeping its reason.
+        let mut sync = best.sync.clone();
+        sync.record_failure(SCORE, &refused(), NOON, 0.0);
+        assert!(slots.record(best.score_id, sync));
+        assert_eq!(slots.sendable, None);
+        assert_eq!(slots.blocked.len(), 1);
+        assert_eq!(
+            slots.blocked[0]
+                .sync
+                .last_error
+                .as_ref()
+                .map(ErrorCode::as_str),
+            Some("VALUE_MISMATCH")
+        );
+        assert_eq!(
+            slots.blocked[0].store_key(),
+            format!("{}/blocked/{}", best.key(), best.score_id)
+        );
+        // A lower, valid game of the same key is kept beside it and is sendable.
+        let lower = entry(2, 200, NOON + 60_000);
+        assert!(slots.add(lower.clone()));
+        assert_eq!(slots.sendable.as_ref(), Some(&lower));
+        assert_eq!(
+            slots.sendable.as_ref().unwrap().store_key(),
+            lower.key().to_string()
+        );
+        // Replaying the blocked result does not make it sendable again.
+        assert!(!slots.add(best.clone()));
+        assert_eq!(slots.sendable.as_ref(), Some(&lower));
+        // The lower one is delivered; the blocked one stays until discarded.
+        assert!(slots.acknowledge(lower.score_id));
+        assert_eq!(slots.entries().count(), 1);
+        let discarded = slots.discard_blocked(best.score_id).unwrap();
+        assert_eq!(
+            discarded.sync.last_error.unwrap().as_str(),
+            "VALUE_MISMATCH"
+        );
+        assert_eq!(slots, Slots::default());
+        assert_eq!(slots.discard_blocked(best.score_id), None);
+    }
+
+    #[test]
+    fn a_manual_retry_of_a_blocked_entry_settles_it() {
+        // Delivered on the manual retry: it leaves.
+        let mut slots = Slots::from_stored([blocked_entry(1, 300)]);
+        assert!(slots.acknowledge(Uuid::from_u128(1)));
+        assert_eq!(slots, Slots::default());
+
+        // Refused again: it stays blocked with the new state.
+        let mut slots = Slots::from_stored([blocked_entry(1, 300)]);
+        let mut again = slots.blocked[0].sync.clone();
+        again.record_failure(
+            SCORE,
+            &Failure::http(422, Some("TOO_FAST"), None),
+            NOON,
+            0.0,
+        );
+        assert!(slots.record(Uuid::from_u128(1), again.clone()));
+        assert_eq!(slots.blocked[0].sync, again);
+
+        // A passing failure: back to the sendable slot, merged with the newer result
+        // there (the better stays).
+        let newer = entry(2, 250, NOON + 1);
+        let mut slots = Slots::from_stored([blocked_entry(1, 300), newer.clone()]);
+        let mut passing = slots.blocked[0].sync.clone();
+        passing.record_failure(SCORE, &Failure::Network, NOON, 0.0);
+        assert!(slots.record(Uuid::from_u128(1), passing));
+        assert!(slots.blocked.is_empty());
+        assert_eq!(
+            slots.sendable.as_ref().unwrap().score_id,
+            Uuid::from_u128(1)
+        );
+        assert!(!slots.sendable.as_ref().unwrap().sync.blocked);
+
+        let mut slots = Slots::from_stored([blocked_entry(1, 200), newer.clone()]);
+        let mut passing = slots.blocked[0].sync.clone();
+        passing.record_failure(SCORE, &Failure::Network, NOON, 0.0);
+        assert!(slots.record(Uuid::from_u128(1), passing));
+        assert_eq!(
+            slots.sendable.as_ref(),
+            Some(&newer),
+            "the better newer one stays"
+        );
+        assert!(slots.blocked.is_empty());
+
+        // Nothing held under that id: nothing changes.
+        let mut slots = Slots::from_stored([newer.clone()]);
+        assert!(!slots.record(Uuid::from_u128(9), SyncState::default()));
+        assert!(!slots.acknowledge(Uuid::from_u128(9)));
+        assert_eq!(slots.sendable, Some(newer));
     }
 
     #[test]
@@ -433,7 +738,79 @@ mod tests {
         })
     }
 
+    /// One thing that happens to a key's slots.
+    #[derive(Debug, Clone)]
+    enum Event {
+        Add(u32),
+        Refuse(usize),
+        FailPassing(usize),
+        Ack(usize),
+        Discard(usize),
+    }
+
+    fn events() -> impl Strategy<Value = Vec<Event>> {
+        proptest::collection::vec(
+            prop_oneof![
+                (0..50u32).prop_map(Event::Add),
+                any::<usize>().prop_map(Event::Refuse),
+                any::<usize>().prop_map(Event::FailPassing),
+                any::<usize>().prop_map(Event::Ack),
+                any::<usize>().prop_map(Event::Discard),
+            ],
+            1..30,
+        )
+    }
+
     proptest! {
+        #[test]
+        fn slots_hold_one_sendable_entry_and_never_lose_a_better_valid_one(events in events()) {
+            let mut slots = Slots::default();
+            let mut added = 0u128;
+            for event in events {
+                let held: Vec<Uuid> = slots.entries().map(|e| e.score_id).collect();
+                let pick = |i: usize| (!held.is_empty()).then(|| held[i % held.len()]);
+                match event {
+                    Event::Add(chars) => {
+                        added += 1;
+                        let incoming = entry(added, chars, NOON + added as u64);
+                        let sendable_before = slots.sendable.clone();
+                        slots.add(incoming.clone());
+                        // The sendable slot holds the better of the two.
+                        let kept = slots.sendable.clone().unwrap();
+                        prop_assert!(!incoming.beats(&kept));
+                        prop_assert!(sendable_before.is_none_or(|before| !before.beats(&kept)));
+                    }
+                    Event::Refuse(i) | Event::FailPassing(i) => {
+                        let Some(id) = pick(i) else { continue };
+                        let mut sync = slots.entries().find(|e| e.score_id == id).unwrap().sync.clone();
+                        let failure = if matches!(event, Event::Refuse(_)) { refused() } else { Failure::Network };
+                        sync.record_failure(SCORE, &failure, NOON, 0.0);
+                        prop_assert!(slots.record(id, sync));
+                    }
+                    Event::Ack(i) => {
+                        let Some(id) = pick(i) else { continue };
+                        prop_assert!(slots.acknowledge(id));
+                        prop_assert!(slots.entries().all(|e| e.score_id != id));
+                    }
+                    Event::Discard(i) => {
+                        let Some(id) = pick(i) else { continue };
+                        let was_blocked = slots.blocked.iter().any(|e| e.score_id == id);
+                        prop_assert_eq!(slots.discard_blocked(id).is_some(), was_blocked);
+                    }
+                }
+                // Each entry sits where its flag says, and store keys are unique.
+                prop_assert!(slots.sendable.as_ref().is_none_or(|e| !e.sync.blocked));
+                prop_assert!(slots.blocked.iter().all(|e| e.sync.blocked));
+                let mut keys: Vec<String> = slots.entries().map(OutboxEntry::store_key).collect();
+                let count = keys.len();
+                keys.sort();
+                keys.dedup();
+                prop_assert_eq!(keys.len(), count);
+                // Reading back what is stored gives the same slots.
+                prop_assert_eq!(Slots::from_stored(slots.entries().cloned()), slots.clone());
+            }
+        }
+
         #[test]
         fn the_best_survives_in_any_order(
             (added, shuffled) in entries().prop_flat_map(|v| (Just(v.clone()), Just(v).prop_shuffle()))

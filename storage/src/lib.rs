@@ -1,20 +1,26 @@
-//! KeyDo's browser database: IndexedDB `keydo`, through `rexie`.
+//! KeyDo's browser database: IndexedDB `keydo`, through `idb` (docs/sync.md, "Storage").
 //!
-//! One database shared by the page and the service worker (rexie reaches
-//! IndexedDB through the global scope, so both can open it). Stores:
-//! - `meta`: the local profile (`profile`) and the server save (`save`), kept
-//!   apart from the outbox so no outbox record ever holds the token;
+//! One database shared by the page and the service worker (`idb` reaches IndexedDB
+//! through the global scope, so both can open it). Stores:
+//! - `meta`: the local profile, the server save and the `Idempotency-Key` of a save
+//!   being created, the last restore heal and the delivered bests; kept apart from
+//!   the outbox so no outbox record ever holds the token;
 //! - `history`: every finished game, by score id;
 //! - `bests`: the personal best per mode;
-//! - `outbox`: at most one entry per (profile, mode, week), merged best-only.
+//! - `outbox`: per (profile, mode, week) at most one sendable entry, merged best-only,
+//!   and beside it the entries the API refused.
 //!
-//! Every write is one readwrite transaction that the caller awaits to completion,
-//! so "saved" in the UI means committed. No transaction spans a network call.
+//! Every write is one readwrite transaction that the caller awaits to completion, so
+//! "saved" in the UI means committed; an aborted transaction is an error with its
+//! reason ([`StorageError`]). No transaction spans a network call. A [`Db`] closes
+//! itself when dropped and whenever another context upgrades the schema.
 
 mod db;
 mod error;
+mod meta;
+mod outbox;
 mod records;
 
-pub use db::Db;
+pub use db::{DATABASE, Db};
 pub use error::StorageError;
-pub use records::{Credentials, Profile, Recorded};
+pub use records::{Credentials, Profile, Recorded, SaveStart};

@@ -35,6 +35,30 @@ pub struct Best {
     pub played_at: u64,
 }
 
+/// How the next `POST /api/saves` starts: with the save already stored (another
+/// context made it), or with the `Idempotency-Key` to send on every attempt until the
+/// save is stored.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SaveStart {
+    Existing(Credentials),
+    Create { idempotency_key: Uuid },
+}
+
+/// The `Idempotency-Key` of the save being created, kept under `meta` beside the
+/// profile (never in the outbox) from before the first attempt until the save is stored.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub(crate) struct SaveRequest {
+    pub idempotency_key: Uuid,
+}
+
+/// When the client last compared its delivered bests with the server's.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub(crate) struct HealedAt {
+    pub at: u64,
+}
+
 /// What recording a finished game did.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Recorded {

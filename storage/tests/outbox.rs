@@ -6,7 +6,7 @@
 
 use futures::future::join_all;
 use keydo_core::Mode;
-use keydo_core::classify::{Failure, Request};
+use keydo_core::classify::{ErrorCode, Failure, Request};
 use keydo_core::outbox::OutboxEntry;
 use keydo_core::score::Stats;
 use keydo_storage::{Credentials, Db};
@@ -97,7 +97,7 @@ async fn outbox_and_profile_survive_reopening() {
     let profile = db.profile(PLAYED_AT).await.unwrap();
     let entry = game(profile.id, Mode::Zh, 120, PLAYED_AT);
     db.record_result(&entry).await.unwrap();
-    db.close();
+    drop(db);
 
     let reopened = Db::open_named(&name).await.unwrap();
     assert_eq!(reopened.profile(PLAYED_AT + 99).await.unwrap(), profile);
@@ -157,14 +157,102 @@ async fn stored_records_never_hold_the_token() {
     assert!(outbox.contains("\"attempts\":1"), "{outbox}");
 }
 
+const SCORE: Request = Request::SubmitScore {
+    save_renewed: false,
+};
+
+/// Records that the API refused `entry` (a validation code), as a flush does.
+async fn refuse(db: &Db, entry: &OutboxEntry) {
+    let mut sync = entry.sync.clone();
+    sync.record_failure(
+        SCORE,
+        &Failure::http(422, Some("VALUE_MISMATCH"), None),
+        PLAYED_AT + 10,
+        0.5,
+    );
+    assert!(db.set_sync_state(entry, sync).await.unwrap());
+}
+
+#[wasm_bindgen_test]
+async fn a_blocked_best_never_hides_a_newer_valid_result() {
+    let (db, name) = fresh_db().await;
+    let profile = db.profile(PLAYED_AT).await.unwrap().id;
+    let best = game(profile, Mode::Words, 150, PLAYED_AT);
+    db.record_result(&best).await.unwrap();
+    refuse(&db, &best).await;
+    // A lower, valid game of the same (profile, mode, week) is kept beside it.
+    let lower = game(profile, Mode::Words, 100, PLAYED_AT + 60_000);
+    db.record_result(&lower).await.unwrap();
+    // Replaying the refused result does not make it sendable again.
+    db.record_result(&best).await.unwrap();
+
+    let outbox = db.outbox().await.unwrap();
+    assert_eq!(outbox.len(), 2, "{outbox:?}");
+    let sendable: Vec<_> = outbox.iter().filter(|e| !e.sync.blocked).collect();
+    let blocked: Vec<_> = outbox.iter().filter(|e| e.sync.blocked).collect();
+    assert_eq!(sendable.len(), 1);
+    assert_eq!(sendable[0].score_id, lower.score_id);
+    assert_eq!(blocked[0].score_id, best.score_id);
+    let keys = raw_keys(&name, "outbox").await;
+    assert!(
+        keys.contains(&format!("\"{}\"", lower.key()))
+            && keys.contains(&format!("\"{}/blocked/{}\"", best.key(), best.score_id)),
+        "{keys}"
+    );
+
+    // The lower one is delivered; the blocked one stays until the player discards it.
+    assert!(db.remove_if_unchanged(&lower).await.unwrap());
+    assert_eq!(db.outbox().await.unwrap().len(), 1);
+    let discarded = db.discard_blocked(best.score_id).await.unwrap().unwrap();
+    assert_eq!(
+        discarded.sync.last_error,
+        ErrorCode::new("VALUE_MISMATCH"),
+        "the reason is kept for display"
+    );
+    assert!(db.outbox().await.unwrap().is_empty());
+    assert_eq!(db.discard_blocked(best.score_id).await.unwrap(), None);
+    // Only blocked entries can be discarded.
+    let pending = game(profile, Mode::Zh, 100, PLAYED_AT);
+    db.record_result(&pending).await.unwrap();
+    assert_eq!(db.discard_blocked(pending.score_id).await.unwrap(), None);
+    assert_eq!(db.outbox().await.unwrap(), vec![pending]);
+}
+
+#[wasm_bindgen_test]
+async fn a_manual_retry_that_fails_for_a_passing_reason_unblocks_the_entry() {
+    let (db, _) = fresh_db().await;
+    let profile = db.profile(PLAYED_AT).await.unwrap().id;
+    let refused = game(profile, Mode::Time, 150, PLAYED_AT);
+    db.record_result(&refused).await.unwrap();
+    refuse(&db, &refused).await;
+    let blocked = db.outbox().await.unwrap().remove(0);
+    let mut sync = blocked.sync.clone();
+    sync.record_failure(SCORE, &Failure::Network, PLAYED_AT + 20, 0.5);
+    assert!(db.set_sync_state(&blocked, sync).await.unwrap());
+    let outbox = db.outbox().await.unwrap();
+    assert_eq!(outbox.len(), 1);
+    assert_eq!(outbox[0].score_id, refused.score_id);
+    assert!(!outbox[0].sync.blocked);
+    assert_eq!(outbox[0].sync.attempts, 2);
+}
+
+/// Every key in `store`, read with the raw IndexedDB API and JSON-stringified.
+async fn raw_keys(database: &str, store: &str) -> String {
+    raw_read(database, store, "getAllKeys").await
+}
+
 /// Everything in `store`, read with the raw IndexedDB API and JSON-stringified.
 async fn raw_dump(database: &str, store: &str) -> String {
+    raw_read(database, store, "getAll").await
+}
+
+async fn raw_read(database: &str, store: &str, method: &str) -> String {
     let script = format!(
         "return new Promise((ok, fail) => {{
            const open = indexedDB.open({database:?});
            open.onerror = () => fail(open.error);
            open.onsuccess = () => {{
-             const all = open.result.transaction({store:?}).objectStore({store:?}).getAll();
+             const all = open.result.transaction({store:?}).objectStore({store:?}).{method}();
              all.onsuccess = () => {{ open.result.close(); ok(JSON.stringify(all.result)); }};
              all.onerror = () => fail(all.error);
            }};

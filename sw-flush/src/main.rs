@@ -17,7 +17,7 @@ use wasm_bindgen::prelude::*;
 /// is still waiting, so the sync event should fail and the browser try again.
 #[wasm_bindgen]
 pub async fn flush() -> Result<JsValue, JsValue> {
-    let report = keydo_sync::flush_outbox(FlushKind::Automatic)
+    let report = keydo_sync::flush_outbox(FlushKind::Reconnect)
         .await
         .map_err(|e| JsValue::from_str(&e.to_string()))?;
     let answer = Object::new();

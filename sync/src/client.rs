@@ -1,52 +1,92 @@
-//! The two API calls the sync makes, with every failure turned into a
-//! [`Failure`] that `core` can classify.
+//! The real [`Transport`]: the API over `fetch` (gloo-net), each request aborted
+//! after [`REQUEST_TIMEOUT_MS`], every failure turned into a [`Failure`] that knows
+//! whether the body was the API's own.
 
-use gloo_net::http::{Request, Response};
-use keydo_core::api::{CreateSave, ErrorBody, SaveCreated, ScoreAck, ScoreSubmission};
-use keydo_core::classify::Failure;
+use crate::Transport;
+use crate::deadline::Deadline;
+use gloo_net::http::{Request, RequestBuilder, Response};
+use keydo_core::api::{
+    CreateSave, ErrorBody, IDEMPOTENCY_KEY_HEADER, Save, SaveCreated, ScoreAck, ScoreSubmission,
+};
+use keydo_core::classify::{Failure, REQUEST_TIMEOUT_MS};
 use keydo_core::outbox::OutboxEntry;
 use keydo_storage::Credentials;
+use serde::Serialize;
 use serde::de::DeserializeOwned;
+use uuid::Uuid;
 
-/// `POST /api/saves` with a generated display name.
-pub async fn create_save() -> Result<Credentials, Failure> {
-    let request = Request::post("/api/saves")
-        .json(&CreateSave::default())
-        .map_err(|_| Failure::InvalidResponse)?;
-    let created: SaveCreated = send(request).await?;
-    Ok(Credentials {
-        player_id: created.player_id,
-        token: created.token,
-    })
-}
+/// The API of the origin the page or worker was served from.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Http;
 
-/// `POST /api/scores` for one outbox entry.
-pub async fn submit_score(
-    credentials: &Credentials,
-    entry: &OutboxEntry,
-) -> Result<ScoreAck, Failure> {
-    let request = Request::post("/api/scores")
-        .header("Authorization", &format!("Bearer {}", credentials.token))
-        .json(&ScoreSubmission::from(entry))
-        .map_err(|_| Failure::InvalidResponse)?;
-    send(request).await
-}
+impl Transport for Http {
+    async fn create_save(&self, idempotency_key: Uuid) -> Result<Credentials, Failure> {
+        let request = Request::post("/api/saves")
+            .header(IDEMPOTENCY_KEY_HEADER, &idempotency_key.to_string());
+        let created: SaveCreated = send(request, Some(&CreateSave::default())).await?;
+        Ok(Credentials {
+            player_id: created.player_id,
+            token: created.token,
+        })
+    }
 
-async fn send<T: DeserializeOwned>(request: Request) -> Result<T, Failure> {
-    let response = request.send().await.map_err(|_| Failure::Network)?;
-    if response.ok() {
-        response.json().await.map_err(|_| Failure::InvalidResponse)
-    } else {
-        Err(http_failure(response).await)
+    async fn submit_score(
+        &self,
+        credentials: &Credentials,
+        entry: &OutboxEntry,
+    ) -> Result<ScoreAck, Failure> {
+        let request = authorized(Request::post("/api/scores"), credentials);
+        send(request, Some(&ScoreSubmission::from(entry))).await
+    }
+
+    async fn fetch_save(&self, credentials: &Credentials) -> Result<Save, Failure> {
+        send(
+            authorized(Request::get("/api/saves/me"), credentials),
+            None::<&()>,
+        )
+        .await
     }
 }
 
-async fn http_failure(response: Response) -> Failure {
+fn authorized(request: RequestBuilder, credentials: &Credentials) -> RequestBuilder {
+    request.header("Authorization", &format!("Bearer {}", credentials.token))
+}
+
+/// Sends `request` (with `body` as JSON) and reads the answer, all within the timeout.
+async fn send<T: DeserializeOwned>(
+    request: RequestBuilder,
+    body: Option<&impl Serialize>,
+) -> Result<T, Failure> {
+    let deadline = Deadline::start(REQUEST_TIMEOUT_MS).map_err(|_| Failure::Network)?;
+    let request = request.abort_signal(Some(&deadline.signal()));
+    let request = match body {
+        Some(body) => request.json(body),
+        None => request.build(),
+    }
+    .map_err(|_| Failure::InvalidResponse)?;
+    let answer = async {
+        let response = request.send().await.map_err(|_| Failure::Network)?;
+        read(response).await
+    }
+    .await;
+    match answer {
+        // Aborted by the deadline, whatever the browser called the failure.
+        Err(_) if deadline.expired() => Err(Failure::Timeout),
+        answer => answer,
+    }
+}
+
+async fn read<T: DeserializeOwned>(response: Response) -> Result<T, Failure> {
+    if response.ok() {
+        // A captive portal's 200 page is not the API's answer.
+        return response.json().await.map_err(|_| Failure::InvalidResponse);
+    }
     let retry_after = response.headers().get("retry-after");
+    // Only the API's own error body carries a code; a proxy's page or JSON does not.
     let body: Option<ErrorBody> = response.json().await.ok();
-    Failure::http(
+    Err(Failure::http(
         response.status(),
         body.as_ref().map(|b| b.error.code.as_str()),
         retry_after.as_deref(),
-    )
+    ))
 }

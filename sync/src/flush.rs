@@ -1,10 +1,13 @@
-//! One flush of the outbox.
+//! One flush of the outbox: heal if due, then send every entry the trigger makes due,
+//! creating (or renewing, once) the save they need.
 
-use crate::{client, lock};
-use keydo_core::classify::{Disposition, Failure, Request};
+use crate::{Http, Transport, lock};
+use keydo_core::classify::{Disposition, Failure, Request, classify};
 use keydo_core::coalesce::FlushKind;
+use keydo_core::heal::is_heal_due;
 use keydo_core::outbox::{OutboxEntry, next_retry_at};
-use keydo_storage::{Credentials, Db, StorageError};
+use keydo_storage::{Credentials, Db, SaveStart, StorageError};
+use uuid::Uuid;
 
 /// What a flush did, for the coordinator's next timer and the UI.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -13,117 +16,189 @@ pub struct FlushReport {
     pub delivered: usize,
     /// Entries that failed for a passing reason and will be retried.
     pub retryable: usize,
-    /// Entries the server refused; only a manual retry sends them again.
+    /// Entries the API refused; only a manual retry sends them again.
     pub blocked: usize,
-    /// When the earliest waiting entry is due again (unix ms).
+    /// Results put back into the outbox because the server lacked them (restore healing).
+    pub requeued: usize,
+    /// Whether the server had forgotten the save, so a new one was made.
+    pub renewed: bool,
+    /// When the earliest waiting entry is due again (unix ms), never later than the
+    /// backoff cap from the end of the flush: a timer for it needs no clamping.
     pub next_retry_at: Option<u64>,
 }
 
 /// The flush could not use the browser's database.
 pub type SyncError = StorageError;
 
-/// Sends every entry of the outbox that `kind` makes due, holding the flush lock.
+/// Sends every entry of the outbox that `kind` makes due, over HTTP, holding the
+/// profile's flush lock (one flush at a time across tabs and the service worker).
 pub async fn flush_outbox(kind: FlushKind) -> Result<FlushReport, SyncError> {
     let db = Db::open().await?;
     let profile = db.profile(now_ms()).await?;
     let lock_name = format!("keydo-flush-{}", profile.id);
-    lock::exclusive(&lock_name, async move {
-        let report = flush(&db, kind).await;
-        db.close();
-        report
-    })
+    lock::exclusive(
+        &lock_name,
+        async move { flush_with(&db, &Http, kind).await },
+    )
     .await
 }
 
-async fn flush(db: &Db, kind: FlushKind) -> Result<FlushReport, SyncError> {
-    // Read, and let that transaction finish, before any network call.
-    let due: Vec<OutboxEntry> = db
-        .outbox()
-        .await?
-        .into_iter()
-        .filter(|e| e.sync.is_due(now_ms(), kind))
-        .collect();
-    let mut report = FlushReport::default();
-    let mut credentials = db.credentials().await?;
-    let mut pending = due.iter();
-    while let Some(entry) = pending.next() {
-        match deliver(db, &mut credentials, entry).await? {
-            Ok(()) => report.delivered += 1,
-            Err((request, failure)) => {
-                let disposition = record(db, entry, request, &failure).await?;
-                count(&mut report, disposition);
-                // Offline, or no save to send with: the rest would fail alike.
-                if failure == Failure::Network || request == Request::CreateSave {
-                    for rest in pending.by_ref() {
-                        count(&mut report, record(db, rest, request, &failure).await?);
-                    }
+/// The flush itself, on a given database and transport (tests script the transport).
+///
+/// No request waits longer than the transport's timeout, and the first that gets no
+/// answer ends the sending (the rest would fail alike), so a flush holds its lock for
+/// at most one timeout past its last answer.
+pub async fn flush_with(
+    db: &Db,
+    transport: &impl Transport,
+    kind: FlushKind,
+) -> Result<FlushReport, SyncError> {
+    let mut flush = Flush {
+        db,
+        transport,
+        credentials: db.credentials().await?,
+        renewed: false,
+        report: FlushReport::default(),
+    };
+    let mut sent: Vec<Uuid> = Vec::new();
+    let mut unreachable = None;
+    if flush.credentials.is_some() && is_heal_due(db.healed_at().await?, now_ms()) {
+        unreachable = flush.heal().await?;
+    }
+    // A second pass sends what healing re-queued after a renewal in the first.
+    for _ in 0..2 {
+        let renewed_before = flush.renewed;
+        // Read, and let that transaction finish, before any network call.
+        let due: Vec<OutboxEntry> = db
+            .outbox()
+            .await?
+            .into_iter()
+            .filter(|e| e.sync.is_due(now_ms(), kind) && !sent.contains(&e.score_id))
+            .collect();
+        sent.extend(due.iter().map(|e| e.score_id));
+        let mut pending = due.iter();
+        while let Some(entry) = pending.next() {
+            let failed = match &unreachable {
+                Some(offline) => Some(offline.clone()),
+                None => flush.deliver(entry).await?.err(),
+            };
+            let Some((request, failure)) = failed else {
+                flush.report.delivered += 1;
+                continue;
+            };
+            flush.record(entry, request, &failure).await?;
+            // Offline, or no save to send with: the rest would fail alike.
+            if failure.is_unreachable() || request == Request::CreateSave {
+                for rest in pending.by_ref() {
+                    flush.record(rest, request, &failure).await?;
                 }
             }
         }
+        if flush.renewed == renewed_before || unreachable.is_some() {
+            break;
+        }
+        // The new save holds nothing yet: send it every delivered best.
+        flush.requeue_for_new_save().await?;
     }
-    report.next_retry_at = next_retry_at(&db.outbox().await?);
-    Ok(report)
+    flush.report.next_retry_at = next_retry_at(&db.outbox().await?, now_ms());
+    Ok(flush.report)
 }
 
-/// Sends one entry, creating (or, after a 401, renewing once) the save it needs.
-async fn deliver(
-    db: &Db,
-    credentials: &mut Option<Credentials>,
-    entry: &OutboxEntry,
-) -> Result<Result<(), (Request, Failure)>, SyncError> {
-    let mut save_renewed = false;
-    loop {
-        let current = match *credentials {
-            Some(current) => current,
-            None => match client::create_save().await {
-                Ok(created) => {
-                    db.set_credentials(&created).await?;
-                    *credentials = Some(created);
-                    created
+/// One flush's state: the save it sends with, and whether it already renewed it.
+pub(crate) struct Flush<'a, T> {
+    pub(crate) db: &'a Db,
+    pub(crate) transport: &'a T,
+    pub(crate) credentials: Option<Credentials>,
+    /// The save was renewed in this flush: a 401 on the new one is not ours to fix.
+    pub(crate) renewed: bool,
+    pub(crate) report: FlushReport,
+}
+
+impl<T: Transport> Flush<'_, T> {
+    /// Sends one entry, creating (or, after the API's `UNAUTHORIZED`, renewing) the
+    /// save it needs. The outer error is the database's; the inner one the request's.
+    async fn deliver(
+        &mut self,
+        entry: &OutboxEntry,
+    ) -> Result<Result<(), (Request, Failure)>, SyncError> {
+        loop {
+            let credentials = match self.credentials {
+                Some(credentials) => credentials,
+                None => match self.create_save().await? {
+                    Ok(created) => created,
+                    Err(failure) => return Ok(Err((Request::CreateSave, failure))),
+                },
+            };
+            let request = Request::SubmitScore {
+                save_renewed: self.renewed,
+            };
+            match self.transport.submit_score(&credentials, entry).await {
+                Ok(_) => {
+                    self.db.remove_if_unchanged(entry).await?;
+                    return Ok(Ok(()));
                 }
-                Err(failure) => return Ok(Err((Request::CreateSave, failure))),
-            },
+                Err(failure) if classify(request, &failure) == Disposition::RenewSave => {
+                    self.renew(&credentials).await?;
+                }
+                Err(failure) => return Ok(Err((request, failure))),
+            }
+        }
+    }
+
+    /// The save to send with: one another context stored meanwhile, or a new one
+    /// created under the stored `Idempotency-Key` (the same on every attempt).
+    async fn create_save(&mut self) -> Result<Result<Credentials, Failure>, SyncError> {
+        let idempotency_key = match self.db.begin_save().await? {
+            SaveStart::Existing(stored) => {
+                self.credentials = Some(stored);
+                return Ok(Ok(stored));
+            }
+            SaveStart::Create { idempotency_key } => idempotency_key,
         };
-        let request = Request::SubmitScore { save_renewed };
-        match client::submit_score(&current, entry).await {
-            Ok(_) => {
-                db.remove_if_unchanged(entry).await?;
-                return Ok(Ok(()));
+        match self.transport.create_save(idempotency_key).await {
+            Ok(created) => {
+                self.db.set_credentials(&created).await?;
+                self.credentials = Some(created);
+                Ok(Ok(created))
             }
             Err(failure) => {
-                if keydo_core::classify::classify(request, &failure) != Disposition::RenewSave {
-                    return Ok(Err((request, failure)));
+                if classify(Request::CreateSave, &failure) == Disposition::Blocked {
+                    // The API refused the request itself: the next try gets a new key.
+                    self.db.drop_save_request().await?;
                 }
-                // The server does not know this save (say, restored from an older backup):
-                // forget it, make a new one and send again, once.
-                db.forget_credentials().await?;
-                *credentials = None;
-                save_renewed = true;
+                Ok(Err(failure))
             }
         }
     }
-}
 
-/// Stores the failure on the entry (if it is still the one sent).
-async fn record(
-    db: &Db,
-    entry: &OutboxEntry,
-    request: Request,
-    failure: &Failure,
-) -> Result<Disposition, SyncError> {
-    let mut sync = entry.sync.clone();
-    let disposition = sync.record_failure(request, failure, now_ms(), js_sys::Math::random());
-    db.set_sync_state(entry, sync).await?;
-    Ok(disposition)
-}
+    /// The server does not know the save (say, restored from an older backup): forget
+    /// it, unless another context already replaced it, so the next send makes a new one.
+    pub(crate) async fn renew(&mut self, unknown: &Credentials) -> Result<(), SyncError> {
+        self.db.forget_credentials(unknown).await?;
+        self.credentials = None;
+        self.renewed = true;
+        self.report.renewed = true;
+        Ok(())
+    }
 
-fn count(report: &mut FlushReport, disposition: Disposition) {
-    match disposition {
-        Disposition::Blocked => report.blocked += 1,
-        Disposition::Retryable | Disposition::RenewSave => report.retryable += 1,
+    /// Stores the failure on the entry (if it is still the one sent) and counts it.
+    async fn record(
+        &mut self,
+        entry: &OutboxEntry,
+        request: Request,
+        failure: &Failure,
+    ) -> Result<(), SyncError> {
+        let mut sync = entry.sync.clone();
+        let disposition = sync.record_failure(request, failure, now_ms(), js_sys::Math::random());
+        self.db.set_sync_state(entry, sync).await?;
+        match disposition {
+            Disposition::Blocked => self.report.blocked += 1,
+            Disposition::Retryable | Disposition::RenewSave => self.report.retryable += 1,
+        }
+        Ok(())
     }
 }
 
-fn now_ms() -> u64 {
+pub(crate) fn now_ms() -> u64 {
     js_sys::Date::now() as u64
 }

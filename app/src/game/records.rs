@@ -42,19 +42,13 @@ impl Bests {
 }
 
 async fn stored_bests() -> Result<Vec<(Mode, i64)>, StorageError> {
-    let db = Db::open().await?;
-    let bests = db.bests().await;
-    db.close();
-    bests
+    Db::open().await?.bests().await
 }
 
 /// Writes a finished game durably; resolves once the transaction has committed.
 pub async fn record(mode: Mode, stats: Stats) -> Result<Recorded, StorageError> {
     let db = Db::open().await?;
-    let recorded = record_in(&db, mode, stats).await;
-    // An open connection would hold up a later schema upgrade of the database.
-    db.close();
-    recorded
+    record_in(&db, mode, stats).await
 }
 
 async fn record_in(db: &Db, mode: Mode, stats: Stats) -> Result<Recorded, StorageError> {

@@ -4,7 +4,8 @@
 //! 1. [`origin::check`]: a foreign `Origin` → 403;
 //! 2. [`auth::require`] / [`auth::accept`]: the bearer token → the save, else 401;
 //! 3. [`rate_limit::spend`]: per IP, then per save → 429 (and, for creating saves,
-//!    [`rate_limit::spend_save_creation`]), all before the body is read;
+//!    [`rate_limit::spend_save_creation`], after [`saves::replay`] has answered the
+//!    resends of a known `Idempotency-Key`), all before the body is read;
 //! 4. the handler, whose [`crate::json_body::BoundedJson`] reads the body within its
 //!    limits (415, 413, 400, 422).
 //!
@@ -33,10 +34,16 @@ pub fn routes(state: &AppState) -> Router<AppState> {
         .route("/openapi.json", get(openapi::document))
         .route(
             "/saves",
-            post(saves::create).layer(from_fn_with_state(
-                state.clone(),
-                rate_limit::spend_save_creation,
-            )),
+            post(saves::create)
+                .layer(from_fn_with_state(
+                    state.clone(),
+                    rate_limit::spend_save_creation,
+                ))
+                // Outside the creation limit: a replay creates nothing.
+                .layer(from_fn_with_state(
+                    saves::Replays::new(state.clone()),
+                    saves::replay,
+                )),
         )
         .route("/leaderboard", get(leaderboard::show))
         .fallback(not_found)

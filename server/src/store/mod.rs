@@ -13,7 +13,8 @@ mod sqlite;
 use self::postgres::Postgres;
 use self::sqlite::Sqlite;
 use keydo_core::Mode;
-use queries::{Best, Board, Entry, Game, Player, Standing};
+use keydo_core::api::ServerBest;
+use queries::{Best, Board, Entry, Game, Player, RememberedCreation, SaveCreation, Standing};
 use sql::Sql;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -46,8 +47,6 @@ pub enum StoreError {
         dir: PathBuf,
         source: std::io::Error,
     },
-    #[error("the backup file {0} already exists")]
-    BackupExists(PathBuf),
     #[error(
         "backups of PostgreSQL are taken with pg_dump, e.g. `pg_dump --format=custom --file=keydo.dump <url>`"
     )]
@@ -111,6 +110,19 @@ pub struct Store {
 /// How many saves' tokens stay cached (about 100 bytes each).
 const KNOWN_TOKENS: usize = 100_000;
 
+/// How many expired idempotency records each keyed save creation forgets: more than
+/// the one it adds, so the table drains back to about a day of creations.
+const FORGET_PER_CREATION: usize = 4;
+
+/// What creating a save under an idempotency key did.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Creation {
+    /// The key was free: the save was created and the key now names it.
+    Created,
+    /// The key already named a save (an earlier or concurrent request made it).
+    Remembered(RememberedCreation),
+}
+
 /// What recording a game did to the player's bests.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Recorded {
@@ -139,6 +151,54 @@ impl Store {
         created_at: i64,
     ) -> Result<(), StoreError> {
         self.write(move |sql| queries::insert_player(sql, &player, &token_sha256, created_at))
+            .await
+    }
+
+    /// Creates the save unless `creation`'s key already names a live one (made at or
+    /// after `expired_before`), in one transaction; first forgets a few expired records.
+    pub async fn create_player_once(
+        &self,
+        player: Player,
+        token_sha256: String,
+        created_at: i64,
+        creation: SaveCreation,
+        expired_before: i64,
+    ) -> Result<Creation, StoreError> {
+        self.write(move |sql| {
+            queries::forget_expired_creations(sql, expired_before, FORGET_PER_CREATION)?;
+            let claimed = queries::claim_save_creation(
+                sql,
+                &creation,
+                &player.player_id,
+                created_at,
+                expired_before,
+            )?;
+            if claimed {
+                queries::insert_player(sql, &player, &token_sha256, created_at)?;
+                return Ok(Creation::Created);
+            }
+            queries::remembered_creation(sql, &creation.key_sha256, expired_before)?
+                .map(Creation::Remembered)
+                .ok_or_else(|| {
+                    StoreError::UnexpectedValue("a key's record vanished inside its transaction".into())
+                })
+        })
+        .await
+    }
+
+    /// The save a key created, if its record is live (made at or after `expired_before`).
+    pub async fn remembered_creation(
+        &self,
+        key_sha256: String,
+        expired_before: i64,
+    ) -> Result<Option<RememberedCreation>, StoreError> {
+        self.read(move |sql| queries::remembered_creation(sql, &key_sha256, expired_before))
+            .await
+    }
+
+    /// The player's bests per mode, with those of `week`.
+    pub async fn bests(&self, player_id: String, week: i64) -> Result<Vec<ServerBest>, StoreError> {
+        self.read(move |sql| queries::bests(sql, &player_id, week))
             .await
     }
 
@@ -220,7 +280,8 @@ impl Store {
     }
 }
 
-/// Writes a consistent copy of the live database into `file` (SQLite only).
+/// Writes a consistent copy of the live database into `file`, which must not exist or
+/// be empty (SQLite only; [`crate::backup`] is the safe way to write one).
 pub fn backup(location: &Location, file: &Path) -> Result<(), StoreError> {
     match location {
         Location::Sqlite(path) => sqlite::backup(path, file),

@@ -4,10 +4,12 @@
 //! ever; `weekly_scores` one row per (player, mode, week). Both are written with a
 //! conditional upsert that only replaces a row with a strictly higher value, so a
 //! resend, a replay or a lower score changes nothing, concurrently or not.
+//! `save_creations` remembers which save an `Idempotency-Key` created (docs/api.md).
 
 use super::StoreError;
 use super::sql::{Param, Row, Sql};
 use keydo_core::Mode;
+use keydo_core::api::ServerBest;
 
 /// A leaderboard: all time, or one UTC+8 week.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -145,6 +147,134 @@ pub fn player_by_token(
         })
     })
     .transpose()
+}
+
+/// A save creation's record under its idempotency key, as stored: nothing in it
+/// reveals the key or the token (docs/api.md, "Idempotency").
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SaveCreation {
+    pub key_sha256: String,
+    pub request_sha256: String,
+    pub token_sealed: String,
+}
+
+/// A remembered creation and the save it made, as that save is now.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RememberedCreation {
+    pub request_sha256: String,
+    pub token_sealed: String,
+    pub player: Player,
+}
+
+/// Takes `creation`'s key for `player_id`: true when the key was free (never used, or
+/// its record was made before `expired_before` and is replaced), false when a live
+/// record holds it. On PostgreSQL a concurrent claim of the same key waits here until
+/// the first one's transaction ends.
+pub fn claim_save_creation(
+    sql: &mut dyn Sql,
+    creation: &SaveCreation,
+    player_id: &str,
+    created_at: i64,
+    expired_before: i64,
+) -> Result<bool, StoreError> {
+    let claimed = sql.query_opt(
+        "INSERT INTO save_creations (key_sha256, request_sha256, player_id, token_sealed, created_at)
+         VALUES ($1, $2, $3, $4, $5)
+         ON CONFLICT (key_sha256) DO UPDATE
+         SET request_sha256 = excluded.request_sha256, player_id = excluded.player_id,
+             token_sealed = excluded.token_sealed, created_at = excluded.created_at
+         WHERE save_creations.created_at < $6
+         RETURNING key_sha256",
+        &[
+            Param::Text(&creation.key_sha256),
+            Param::Text(&creation.request_sha256),
+            Param::Text(player_id),
+            Param::Text(&creation.token_sealed),
+            Param::Int(created_at),
+            Param::Int(expired_before),
+        ],
+    )?;
+    Ok(claimed.is_some())
+}
+
+/// The live record of a key (made at or after `expired_before`), with its save.
+pub fn remembered_creation(
+    sql: &mut dyn Sql,
+    key_sha256: &str,
+    expired_before: i64,
+) -> Result<Option<RememberedCreation>, StoreError> {
+    sql.query_opt(
+        "SELECT c.request_sha256, c.token_sealed, p.player_id, p.display_name, p.version
+         FROM save_creations c JOIN players p ON p.player_id = c.player_id
+         WHERE c.key_sha256 = $1 AND c.created_at >= $2",
+        &[Param::Text(key_sha256), Param::Int(expired_before)],
+    )?
+    .map(|row| {
+        Ok(RememberedCreation {
+            request_sha256: row.text(0)?.to_owned(),
+            token_sealed: row.text(1)?.to_owned(),
+            player: Player {
+                player_id: row.text(2)?.to_owned(),
+                display_name: row.text(3)?.to_owned(),
+                version: row.int(4)?,
+            },
+        })
+    })
+    .transpose()
+}
+
+/// Deletes up to `at_most` records made before `expired_before`, oldest first, one row
+/// per statement: concurrent transactions then lock rows in the same order and cannot
+/// deadlock each other on PostgreSQL. Returns how many went.
+pub fn forget_expired_creations(
+    sql: &mut dyn Sql,
+    expired_before: i64,
+    at_most: usize,
+) -> Result<usize, StoreError> {
+    for forgotten in 0..at_most {
+        let deleted = sql.query_opt(
+            "DELETE FROM save_creations WHERE key_sha256 = (
+                 SELECT key_sha256 FROM save_creations WHERE created_at < $1
+                 ORDER BY created_at, key_sha256 LIMIT 1)
+             RETURNING key_sha256",
+            &[Param::Int(expired_before)],
+        )?;
+        if deleted.is_none() {
+            return Ok(forgotten);
+        }
+    }
+    Ok(at_most)
+}
+
+/// A player's all-time best per mode they have played, with their best of `week`
+/// where they have one; in [`Mode::ALL`]'s order.
+pub fn bests(
+    sql: &mut dyn Sql,
+    player_id: &str,
+    week: i64,
+) -> Result<Vec<ServerBest>, StoreError> {
+    let mut bests = sql
+        .query(
+            "SELECT s.mode, s.value, w.value
+             FROM scores s LEFT JOIN weekly_scores w
+               ON w.player_id = s.player_id AND w.mode = s.mode AND w.week = $1
+             WHERE s.player_id = $2",
+            &[Param::Int(week), Param::Text(player_id)],
+        )?
+        .iter()
+        .map(|row| {
+            let mode = row.text(0)?;
+            Ok(ServerBest {
+                mode: mode
+                    .parse()
+                    .map_err(|_| StoreError::UnexpectedValue(format!("mode {mode:?}")))?,
+                alltime: row.int(1)?,
+                weekly: row.opt_int(2)?,
+            })
+        })
+        .collect::<Result<Vec<_>, StoreError>>()?;
+    bests.sort_by_key(|best| best.mode);
+    Ok(bests)
 }
 
 /// A validated game, ready to be recorded.

@@ -37,6 +37,14 @@ impl Row {
         }
     }
 
+    /// An integer that may be NULL (a column from the outer side of a join).
+    pub fn opt_int(&self, column: usize) -> Result<Option<i64>, StoreError> {
+        match self.0.get(column) {
+            Some(Value::Null) => Ok(None),
+            _ => self.int(column).map(Some),
+        }
+    }
+
     pub fn text(&self, column: usize) -> Result<&str, StoreError> {
         match self.0.get(column) {
             Some(Value::Text(value)) => Ok(value),

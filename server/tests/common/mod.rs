@@ -77,6 +77,8 @@ pub struct Options {
     pub postgres_admin_url: Option<String>,
     /// `None`: a temporary copy of [`SHELL`].
     pub dist: Option<PathBuf>,
+    /// An existing SQLite file to serve (a restored backup) instead of a fresh one.
+    pub sqlite_file: Option<PathBuf>,
 }
 
 impl Default for Options {
@@ -87,6 +89,7 @@ impl Default for Options {
             request_timeout: Duration::from_secs(10),
             postgres_admin_url: None,
             dist: None,
+            sqlite_file: None,
         }
     }
 }
@@ -123,7 +126,15 @@ impl TestServer {
         let dist = temp_dist();
         let data = TempDir::new().unwrap();
         let (location, postgres_database) = match &options.postgres_admin_url {
-            None => (Location::Sqlite(data.path().join("keydo.sqlite3")), None),
+            None => (
+                Location::Sqlite(
+                    options
+                        .sqlite_file
+                        .clone()
+                        .unwrap_or_else(|| data.path().join("keydo.sqlite3")),
+                ),
+                None,
+            ),
             Some(admin_url) => {
                 let database = PostgresDatabase::create(admin_url).await;
                 (Location::Postgres(database.url.clone()), Some(database))
@@ -158,6 +169,43 @@ impl TestServer {
 
     pub async fn sqlite() -> TestServer {
         TestServer::start(Options::default()).await
+    }
+
+    /// A server with `options` on SQLite and, when a test PostgreSQL is configured,
+    /// another on PostgreSQL: for behaviours that must hold on both.
+    pub async fn on_every_database(test: &str, options: Options) -> Vec<TestServer> {
+        let mut servers = vec![TestServer::start(options.clone()).await];
+        match postgres_admin_url() {
+            Some(admin_url) => {
+                let options = Options {
+                    postgres_admin_url: Some(admin_url),
+                    ..options
+                };
+                servers.push(TestServer::start(options).await);
+            }
+            None => eprintln!(
+                "{test}: SQLite only, KEYDO_TEST_POSTGRES_URL is unset (see scripts/with-postgres.sh)"
+            ),
+        }
+        servers
+    }
+
+    /// How many rows `table` holds, read past the server.
+    pub async fn count_rows(&self, table: &str) -> i64 {
+        let statement = format!("SELECT COUNT(*) FROM {table}");
+        match self.location.clone() {
+            Location::Sqlite(path) => rusqlite::Connection::open(path)
+                .unwrap()
+                .query_row(&statement, [], |row| row.get(0))
+                .unwrap(),
+            // The synchronous client runs its own runtime, so not on this (async) thread.
+            Location::Postgres(url) => std::thread::spawn(move || {
+                let mut client = postgres::Client::connect(&url, postgres::NoTls).unwrap();
+                client.query_one(&statement, &[]).unwrap().get(0)
+            })
+            .join()
+            .unwrap(),
+        }
     }
 
     pub fn dist(&self) -> &Path {

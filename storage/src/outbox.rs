@@ -1,0 +1,188 @@
+//! Recording finished games and keeping the outbox: each change to a key's entries
+//! loads its [`Slots`] (the sendable entry and the blocked ones beside it), applies
+//! `core`'s rule, and writes back the difference in the same transaction.
+
+use crate::StorageError;
+use crate::db::{BESTS, Db, HISTORY, META, OUTBOX};
+use crate::meta::{forget_delivered, record_delivered};
+use crate::records::{Best, Recorded, from_js, to_js};
+use idb::{KeyRange, ObjectStore, Query, TransactionMode};
+use keydo_core::Mode;
+use keydo_core::outbox::{OutboxEntry, OutboxKey, Slots, SyncState, blocked_prefix};
+use uuid::Uuid;
+use wasm_bindgen::JsValue;
+
+impl Db {
+    /// Durably records a finished game: its history row, the personal best and the
+    /// outbox entry, all in one transaction. Resolves once committed.
+    ///
+    /// Idempotent: recording the same entry again (after a failed attempt, say)
+    /// changes nothing more, so a caller keeps the entry and retries on failure.
+    pub async fn record_result(&self, entry: &OutboxEntry) -> Result<Recorded, StorageError> {
+        let tx = self.transaction(&[HISTORY, BESTS, OUTBOX], TransactionMode::ReadWrite)?;
+        let id: JsValue = entry.score_id.to_string().into();
+        tx.store(HISTORY)?.put(&to_js(entry)?, Some(&id))?.await?;
+
+        let bests = tx.store(BESTS)?;
+        let mode_key: JsValue = entry.mode.id().into();
+        let previous: Option<Best> = bests
+            .get(mode_key.clone())?
+            .await?
+            .map(from_js)
+            .transpose()?;
+        let new_best = previous.is_none_or(|best| entry.value > best.value);
+        if new_best {
+            let best = Best {
+                mode: entry.mode,
+                value: entry.value,
+                score_id: entry.score_id,
+                played_at: entry.played_at,
+            };
+            bests.put(&to_js(&best)?, Some(&mode_key))?.await?;
+        }
+
+        change_slots(&tx.store(OUTBOX)?, entry.key(), |slots| {
+            slots.add(entry.clone())
+        })
+        .await?;
+        tx.done().await?;
+        let best = match previous {
+            Some(previous) if !new_best => previous.value,
+            _ => entry.value,
+        };
+        Ok(Recorded { new_best, best })
+    }
+
+    /// The personal best of every mode played so far, in mode id order.
+    pub async fn bests(&self) -> Result<Vec<(Mode, i64)>, StorageError> {
+        let tx = self.transaction(&[BESTS], TransactionMode::ReadOnly)?;
+        let all = tx.store(BESTS)?.get_all(None, None)?.await?;
+        tx.done().await?;
+        all.into_iter()
+            .map(|value| from_js::<Best>(value).map(|b| (b.mode, b.value)))
+            .collect()
+    }
+
+    /// Every outbox entry, sendable and blocked, in key order.
+    pub async fn outbox(&self) -> Result<Vec<OutboxEntry>, StorageError> {
+        let tx = self.transaction(&[OUTBOX], TransactionMode::ReadOnly)?;
+        let all = tx.store(OUTBOX)?.get_all(None, None)?.await?;
+        tx.done().await?;
+        all.into_iter().map(from_js).collect()
+    }
+
+    /// After the server acknowledged `sent`: deletes it if it is still stored (a
+    /// better result added meanwhile stays), and keeps it as a delivered best where it
+    /// is one (for restore healing). Returns whether it was deleted.
+    pub async fn remove_if_unchanged(&self, sent: &OutboxEntry) -> Result<bool, StorageError> {
+        let tx = self.transaction(&[OUTBOX, META], TransactionMode::ReadWrite)?;
+        let removed = change_slots(&tx.store(OUTBOX)?, sent.key(), |s| {
+            s.acknowledge(sent.score_id)
+        })
+        .await?;
+        record_delivered(&tx.store(META)?, sent).await?;
+        tx.done().await?;
+        Ok(removed)
+    }
+
+    /// After a failed send: stores `sync` on the entry if it is still stored, moving it
+    /// beside the key's sendable slot when it became blocked (so it never hides a newer
+    /// result) and back when a manual retry failed for a passing reason.
+    pub async fn set_sync_state(
+        &self,
+        sent: &OutboxEntry,
+        sync: SyncState,
+    ) -> Result<bool, StorageError> {
+        let tx = self.transaction(&[OUTBOX], TransactionMode::ReadWrite)?;
+        let stored = change_slots(&tx.store(OUTBOX)?, sent.key(), |s| {
+            s.record(sent.score_id, sync)
+        })
+        .await?;
+        tx.done().await?;
+        Ok(stored)
+    }
+
+    /// The player gives up on a blocked entry: it leaves the outbox (its history row
+    /// stays) and is never re-queued by restore healing. Returns it, with its reason in `sync.last_error`, or `None` when no
+    /// blocked entry has this id (delivered or discarded meanwhile).
+    pub async fn discard_blocked(
+        &self,
+        score_id: Uuid,
+    ) -> Result<Option<OutboxEntry>, StorageError> {
+        let Some(blocked) = self
+            .outbox()
+            .await?
+            .into_iter()
+            .find(|e| e.score_id == score_id && e.sync.blocked)
+        else {
+            return Ok(None);
+        };
+        let tx = self.transaction(&[OUTBOX, META], TransactionMode::ReadWrite)?;
+        let discarded = change_slots(&tx.store(OUTBOX)?, blocked.key(), |s| {
+            s.discard_blocked(score_id)
+        })
+        .await?;
+        forget_delivered(&tx.store(META)?, score_id).await?;
+        tx.done().await?;
+        Ok(discarded)
+    }
+
+    /// Adds results again (restore healing), each merged with its key's sendable
+    /// entry. Returns how many were stored.
+    pub async fn requeue(&self, entries: &[OutboxEntry]) -> Result<usize, StorageError> {
+        let tx = self.transaction(&[OUTBOX], TransactionMode::ReadWrite)?;
+        let outbox = tx.store(OUTBOX)?;
+        let mut stored = 0;
+        for entry in entries {
+            if change_slots(&outbox, entry.key(), |s| s.add(entry.clone())).await? {
+                stored += 1;
+            }
+        }
+        tx.done().await?;
+        Ok(stored)
+    }
+}
+
+/// Loads `key`'s slots, applies `change`, writes back what it changed.
+async fn change_slots<T>(
+    outbox: &ObjectStore,
+    key: OutboxKey,
+    change: impl FnOnce(&mut Slots) -> T,
+) -> Result<T, StorageError> {
+    let sendable: JsValue = key.to_string().into();
+    let prefix = blocked_prefix(key);
+    let blocked = KeyRange::bound(
+        &prefix.as_str().into(),
+        &format!("{prefix}\u{ffff}").into(),
+        None,
+        None,
+    )?;
+    let mut stored: Vec<OutboxEntry> = outbox
+        .get_all(Some(Query::KeyRange(blocked)), None)?
+        .await?
+        .into_iter()
+        .map(from_js)
+        .collect::<Result<_, _>>()?;
+    if let Some(entry) = outbox.get(sendable)?.await? {
+        stored.push(from_js(entry)?);
+    }
+    let before = Slots::from_stored(stored);
+    let mut after = before.clone();
+    let output = change(&mut after);
+    for gone in before.entries().filter(|old| {
+        after
+            .entries()
+            .all(|new| new.store_key() != old.store_key())
+    }) {
+        outbox.delete(JsValue::from(gone.store_key()))?.await?;
+    }
+    for changed in after
+        .entries()
+        .filter(|new| before.entries().all(|old| old != *new))
+    {
+        outbox
+            .put(&to_js(changed)?, Some(&changed.store_key().into()))?
+            .await?;
+    }
+    Ok(output)
+}

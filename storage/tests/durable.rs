@@ -1,0 +1,207 @@
+//! The connection and the sync's own records in a real browser (wasm-bindgen-test,
+//! headless Chromium): a dropped or outdated connection never holds up another
+//! context, the save's `Idempotency-Key` outlives failed attempts, and acknowledged
+//! bests are kept for restore healing.
+
+#![cfg(target_arch = "wasm32")]
+
+use keydo_core::Mode;
+use keydo_core::outbox::OutboxEntry;
+use keydo_core::score::Stats;
+use keydo_storage::{Credentials, Db, SaveStart};
+use uuid::Uuid;
+use wasm_bindgen::JsCast;
+use wasm_bindgen_futures::JsFuture;
+use wasm_bindgen_test::*;
+
+wasm_bindgen_test_configure!(run_in_browser);
+
+/// A monday noon, UTC+8, in 2026.
+const PLAYED_AT: u64 = 1_796_011_200_000;
+const WEEK_MS: u64 = 7 * 24 * 3_600_000;
+
+fn game(profile: Uuid, mode: Mode, correct_chars: u32, played_at: u64) -> OutboxEntry {
+    let stats = Stats {
+        duration_ms: 30_000,
+        correct_chars,
+        errors: 0,
+        keystrokes: correct_chars,
+        correct_keystrokes: correct_chars,
+    };
+    OutboxEntry::new(Uuid::new_v4(), profile, mode, stats, played_at)
+}
+
+async fn fresh_db() -> (Db, String) {
+    let name = format!("keydo-test-{}", Uuid::new_v4());
+    (Db::open_named(&name).await.unwrap(), name)
+}
+
+/// Runs `body` (the inside of a JS function returning a promise) and awaits it.
+async fn js(body: &str) -> String {
+    let promise: js_sys::Promise = js_sys::Function::new_no_args(body)
+        .call0(&wasm_bindgen::JsValue::NULL)
+        .unwrap()
+        .unchecked_into();
+    JsFuture::from(promise).await.unwrap().as_string().unwrap()
+}
+
+/// Deletes `name` with the raw API: "deleted", or "blocked" if a connection stayed
+/// open (the request then waits; the test does not).
+async fn delete_database(name: &str) -> String {
+    js(&format!(
+        "return new Promise((ok, fail) => {{
+           const deleting = indexedDB.deleteDatabase({name:?});
+           deleting.onblocked = () => ok('blocked');
+           deleting.onsuccess = () => ok('deleted');
+           deleting.onerror = () => fail(deleting.error);
+         }});"
+    ))
+    .await
+}
+
+#[wasm_bindgen_test]
+async fn a_dropped_handle_closes_its_connection() {
+    let (db, name) = fresh_db().await;
+    db.profile(PLAYED_AT).await.unwrap();
+    drop(db);
+    assert_eq!(delete_database(&name).await, "deleted");
+}
+
+#[wasm_bindgen_test]
+async fn an_open_handle_makes_way_for_a_schema_upgrade() {
+    let (db, name) = fresh_db().await;
+    db.profile(PLAYED_AT).await.unwrap();
+    // Another context (a newer release) upgrades the schema while `db` is open.
+    let upgrade = js(&format!(
+        "return new Promise((ok, fail) => {{
+           const open = indexedDB.open({name:?}, 2);
+           open.onblocked = () => ok('blocked');
+           open.onsuccess = () => {{ open.result.close(); ok('upgraded'); }};
+           open.onerror = () => fail(open.error);
+         }});"
+    ))
+    .await;
+    assert_eq!(upgrade, "upgraded");
+    // The old handle closed itself: its operations now fail instead of hanging.
+    assert!(db.profile(PLAYED_AT).await.is_err());
+}
+
+#[wasm_bindgen_test]
+async fn one_idempotency_key_until_the_save_is_stored_then_a_new_one_after_renewal() {
+    let (db, name) = fresh_db().await;
+    let SaveStart::Create {
+        idempotency_key: first,
+    } = db.begin_save().await.unwrap()
+    else {
+        panic!("no save yet");
+    };
+    // Kept across attempts, handles and contexts until the save is stored.
+    drop(db);
+    let db = Db::open_named(&name).await.unwrap();
+    assert_eq!(
+        db.begin_save().await.unwrap(),
+        SaveStart::Create {
+            idempotency_key: first
+        }
+    );
+    let save = Credentials {
+        player_id: Uuid::new_v4(),
+        token: Uuid::new_v4(),
+    };
+    db.set_credentials(&save).await.unwrap();
+    assert_eq!(db.begin_save().await.unwrap(), SaveStart::Existing(save));
+
+    // The server no longer knows the save: forgetting it makes the next key new.
+    assert!(db.forget_credentials(&save).await.unwrap());
+    assert!(!db.forget_credentials(&save).await.unwrap(), "already gone");
+    let SaveStart::Create {
+        idempotency_key: renewed,
+    } = db.begin_save().await.unwrap()
+    else {
+        panic!("the save was forgotten");
+    };
+    assert_ne!(renewed, first);
+
+    // A context that renewed first is not undone by a late one.
+    let newer = Credentials {
+        player_id: Uuid::new_v4(),
+        token: Uuid::new_v4(),
+    };
+    db.set_credentials(&newer).await.unwrap();
+    assert!(!db.forget_credentials(&save).await.unwrap());
+    assert_eq!(db.credentials().await.unwrap(), Some(newer));
+
+    // The key never reaches the outbox or history.
+    let entry = game(Uuid::new_v4(), Mode::Quote, 100, PLAYED_AT);
+    db.record_result(&entry).await.unwrap();
+    for store in ["outbox", "history"] {
+        let dump = js(&format!(
+            "return new Promise((ok, fail) => {{
+               const open = indexedDB.open({name:?});
+               open.onsuccess = () => {{
+                 const all = open.result.transaction({store:?}).objectStore({store:?}).getAll();
+                 all.onsuccess = () => {{ open.result.close(); ok(JSON.stringify(all.result)); }};
+               }};
+               open.onerror = () => fail(open.error);
+             }});"
+        ))
+        .await;
+        assert!(!dump.contains(&first.to_string()), "{store}: {dump}");
+        assert!(!dump.contains(&renewed.to_string()), "{store}: {dump}");
+    }
+}
+
+#[wasm_bindgen_test]
+async fn acknowledged_bests_are_kept_for_healing_and_discarded_ones_are_not() {
+    let (db, _) = fresh_db().await;
+    let profile = db.profile(PLAYED_AT).await.unwrap().id;
+    let last_week = game(profile, Mode::Words, 200, PLAYED_AT - WEEK_MS);
+    let this_week_low = game(profile, Mode::Words, 120, PLAYED_AT);
+    let this_week_high = game(profile, Mode::Words, 150, PLAYED_AT + 1);
+    let zh = game(profile, Mode::Zh, 90, PLAYED_AT);
+    for acked in [&last_week, &this_week_high, &this_week_low, &zh] {
+        db.record_result(acked).await.unwrap();
+        db.remove_if_unchanged(acked).await.unwrap();
+    }
+    let delivered = db.delivered().await.unwrap();
+    let ids = |entries: &[OutboxEntry]| entries.iter().map(|e| e.score_id).collect::<Vec<_>>();
+    assert_eq!(ids(&delivered.alltime), [last_week.score_id, zh.score_id]);
+    assert_eq!(
+        ids(&delivered.weekly),
+        [this_week_high.score_id, zh.score_id]
+    );
+    assert!(
+        delivered
+            .alltime
+            .iter()
+            .all(|e| e.sync == Default::default())
+    );
+
+    // Healing re-queues them; one the API then refuses and the player discards is
+    // kept no more.
+    assert_eq!(db.requeue(&[zh.clone()]).await.unwrap(), 1);
+    assert_eq!(
+        db.requeue(&[zh.clone()]).await.unwrap(),
+        0,
+        "already queued"
+    );
+    let mut sync = zh.sync.clone();
+    sync.record_failure(
+        keydo_core::classify::Request::SubmitScore {
+            save_renewed: false,
+        },
+        &keydo_core::classify::Failure::http(422, Some("TOO_FAST"), None),
+        PLAYED_AT,
+        0.0,
+    );
+    assert!(db.set_sync_state(&zh, sync).await.unwrap());
+    assert!(db.discard_blocked(zh.score_id).await.unwrap().is_some());
+    let delivered = db.delivered().await.unwrap();
+    assert_eq!(ids(&delivered.alltime), [last_week.score_id]);
+    assert_eq!(ids(&delivered.weekly), [this_week_high.score_id]);
+
+    // The heal time round-trips.
+    assert_eq!(db.healed_at().await.unwrap(), None);
+    db.set_healed_at(PLAYED_AT).await.unwrap();
+    assert_eq!(db.healed_at().await.unwrap(), Some(PLAYED_AT));
+}

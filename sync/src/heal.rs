@@ -1,0 +1,49 @@
+//! Restore healing inside a flush: compare the server's bests (`GET /api/saves/me`)
+//! with the bests it acknowledged before, and re-queue what it lacks. Runs at most
+//! once a day, and after the save is renewed (a new save lacks everything).
+
+use crate::Transport;
+use crate::flush::{Flush, SyncError, now_ms};
+use keydo_core::classify::{Disposition, Failure, Request, classify};
+use keydo_core::heal::missing_on_server;
+use keydo_core::week::week_of;
+
+impl<T: Transport> Flush<'_, T> {
+    /// Heals from the server's answer. Returns the failure to record on this flush's
+    /// entries instead of sending them when the server could not be reached.
+    pub(crate) async fn heal(&mut self) -> Result<Option<(Request, Failure)>, SyncError> {
+        let Some(credentials) = self.credentials else {
+            return Ok(None);
+        };
+        let request = Request::SubmitScore {
+            save_renewed: self.renewed,
+        };
+        match self.transport.fetch_save(&credentials).await {
+            Ok(save) => {
+                let delivered = self.db.delivered().await?;
+                let missing = missing_on_server(save.week, &save.bests, &delivered);
+                self.report.requeued += self.db.requeue(&missing).await?;
+                self.db.set_healed_at(now_ms()).await?;
+            }
+            Err(failure) => match classify(request, &failure) {
+                Disposition::RenewSave => {
+                    self.renew(&credentials).await?;
+                    self.requeue_for_new_save().await?;
+                }
+                _ if failure.is_unreachable() => return Ok(Some((request, failure))),
+                // Another day (or the next flush) tries again.
+                Disposition::Retryable | Disposition::Blocked => {}
+            },
+        }
+        Ok(None)
+    }
+
+    /// After a renewal: the new save lacks every delivered best.
+    pub(crate) async fn requeue_for_new_save(&mut self) -> Result<(), SyncError> {
+        let delivered = self.db.delivered().await?;
+        let missing = missing_on_server(week_of(now_ms() as i64), &[], &delivered);
+        self.report.requeued += self.db.requeue(&missing).await?;
+        self.db.set_healed_at(now_ms()).await?;
+        Ok(())
+    }
+}

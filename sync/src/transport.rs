@@ -1,0 +1,28 @@
+//! The three API calls the sync makes, as a seam: the flush talks to a [`Transport`],
+//! the real one over HTTP ([`crate::Http`]) or a scripted one in tests.
+
+use keydo_core::api::{Save, ScoreAck};
+use keydo_core::classify::Failure;
+use keydo_core::outbox::OutboxEntry;
+use keydo_storage::Credentials;
+use uuid::Uuid;
+
+/// How the flush reaches the API. Every failure comes back as a [`Failure`] that
+/// `core` classifies; none is lost to a panic or an endless wait.
+// The page and the worker are single-threaded: no `Send` bound on the futures.
+#[allow(async_fn_in_trait)]
+pub trait Transport {
+    /// `POST /api/saves` with a generated name, sending `idempotency_key` so a resend
+    /// after a lost answer returns the same save.
+    async fn create_save(&self, idempotency_key: Uuid) -> Result<Credentials, Failure>;
+
+    /// `POST /api/scores` for one outbox entry.
+    async fn submit_score(
+        &self,
+        credentials: &Credentials,
+        entry: &OutboxEntry,
+    ) -> Result<ScoreAck, Failure>;
+
+    /// `GET /api/saves/me`: the save and the bests the server holds for it.
+    async fn fetch_save(&self, credentials: &Credentials) -> Result<Save, Failure>;
+}

@@ -1,0 +1,507 @@
+//! The flush against a scripted transport, on a real IndexedDB in headless Chromium
+//! (wasm-bindgen-test): what it sends, what it records, when it renews and heals.
+//!
+//! The transport plays a small, honest server (one save per `Idempotency-Key`, the
+//! best value per mode) and answers with scripted failures first where a test asks.
+
+#![cfg(target_arch = "wasm32")]
+
+use keydo_core::Mode;
+use keydo_core::api::{Profile, Save, ScoreAck, ServerBest};
+use keydo_core::classify::{ErrorCode, Failure};
+use keydo_core::coalesce::FlushKind;
+use keydo_core::outbox::OutboxEntry;
+use keydo_core::score::Stats;
+use keydo_core::week::week_of;
+use keydo_storage::{Credentials, Db};
+use keydo_sync::{Transport, flush_with};
+use std::cell::RefCell;
+use std::collections::{HashMap, VecDeque};
+use uuid::Uuid;
+use wasm_bindgen_test::*;
+
+wasm_bindgen_test_configure!(run_in_browser);
+
+/// A request the transport saw.
+#[derive(Debug, Clone, PartialEq, Eq)]
+enum Call {
+    CreateSave(Uuid),
+    Submit { token: Uuid, score_id: Uuid },
+    FetchSave(Uuid),
+}
+
+#[derive(Default)]
+struct Scripted {
+    calls: RefCell<Vec<Call>>,
+    /// Answers to give before the server's own, per endpoint.
+    create_failures: RefCell<VecDeque<Failure>>,
+    submit_failures: RefCell<VecDeque<Failure>>,
+    fetch_failures: RefCell<VecDeque<Failure>>,
+    /// The server: saves by idempotency key, known tokens, best value per mode.
+    saves: RefCell<HashMap<Uuid, Credentials>>,
+    known_tokens: RefCell<Vec<Uuid>>,
+    bests: RefCell<HashMap<Mode, i64>>,
+}
+
+impl Scripted {
+    fn calls(&self) -> Vec<Call> {
+        self.calls.borrow().clone()
+    }
+
+    fn submitted(&self) -> Vec<Uuid> {
+        self.calls()
+            .into_iter()
+            .filter_map(|c| match c {
+                Call::Submit { score_id, .. } => Some(score_id),
+                _ => None,
+            })
+            .collect()
+    }
+
+    fn created_with(&self) -> Vec<Uuid> {
+        self.calls()
+            .into_iter()
+            .filter_map(|c| match c {
+                Call::CreateSave(key) => Some(key),
+                _ => None,
+            })
+            .collect()
+    }
+
+    /// The server is restored from a backup that predates every save and score.
+    fn restore_empty(&self) {
+        self.known_tokens.borrow_mut().clear();
+        self.bests.borrow_mut().clear();
+    }
+}
+
+fn unknown_save() -> Failure {
+    Failure::http(401, Some("UNAUTHORIZED"), None)
+}
+
+impl Transport for Scripted {
+    async fn create_save(&self, idempotency_key: Uuid) -> Result<Credentials, Failure> {
+        self.calls
+            .borrow_mut()
+            .push(Call::CreateSave(idempotency_key));
+        if let Some(failure) = self.create_failures.borrow_mut().pop_front() {
+            return Err(failure);
+        }
+        let save = *self
+            .saves
+            .borrow_mut()
+            .entry(idempotency_key)
+            .or_insert_with(|| Credentials {
+                player_id: Uuid::new_v4(),
+                token: Uuid::new_v4(),
+            });
+        self.known_tokens.borrow_mut().push(save.token);
+        Ok(save)
+    }
+
+    async fn submit_score(
+        &self,
+        credentials: &Credentials,
+        entry: &OutboxEntry,
+    ) -> Result<ScoreAck, Failure> {
+        self.calls.borrow_mut().push(Call::Submit {
+            token: credentials.token,
+            score_id: entry.score_id,
+        });
+        if let Some(failure) = self.submit_failures.borrow_mut().pop_front() {
+            return Err(failure);
+        }
+        if !self.known_tokens.borrow().contains(&credentials.token) {
+            return Err(unknown_save());
+        }
+        let mut bests = self.bests.borrow_mut();
+        let best = bests.entry(entry.mode).or_insert(entry.value);
+        let improved = entry.value >= *best;
+        *best = (*best).max(entry.value);
+        Ok(ScoreAck {
+            improved,
+            best: *best,
+            weekly_accepted: true,
+            weekly_improved: improved,
+            weekly_best: Some(*best),
+            week: entry.week,
+        })
+    }
+
+    async fn fetch_save(&self, credentials: &Credentials) -> Result<Save, Failure> {
+        self.calls
+            .borrow_mut()
+            .push(Call::FetchSave(credentials.token));
+        if let Some(failure) = self.fetch_failures.borrow_mut().pop_front() {
+            return Err(failure);
+        }
+        if !self.known_tokens.borrow().contains(&credentials.token) {
+            return Err(unknown_save());
+        }
+        Ok(Save {
+            player_id: credentials.player_id,
+            version: 1,
+            profile: Profile {
+                display_name: "Tester".into(),
+            },
+            week: week_of(js_sys::Date::now() as i64),
+            bests: self
+                .bests
+                .borrow()
+                .iter()
+                .map(|(&mode, &value)| ServerBest {
+                    mode,
+                    alltime: value,
+                    weekly: Some(value),
+                })
+                .collect(),
+        })
+    }
+}
+
+fn game(profile: Uuid, mode: Mode, correct_chars: u32) -> OutboxEntry {
+    let stats = Stats {
+        duration_ms: 30_000,
+        correct_chars,
+        errors: 0,
+        keystrokes: correct_chars,
+        correct_keystrokes: correct_chars,
+    };
+    OutboxEntry::new(
+        Uuid::new_v4(),
+        profile,
+        mode,
+        stats,
+        js_sys::Date::now() as u64,
+    )
+}
+
+/// A fresh database with these games recorded, as the app records them.
+async fn db_with(games: &[(Mode, u32)]) -> (Db, Vec<OutboxEntry>) {
+    let db = Db::open_named(&format!("keydo-test-{}", Uuid::new_v4()))
+        .await
+        .unwrap();
+    let profile = db.profile(0).await.unwrap().id;
+    let mut recorded = Vec::new();
+    for &(mode, chars) in games {
+        let entry = game(profile, mode, chars);
+        db.record_result(&entry).await.unwrap();
+        recorded.push(entry);
+    }
+    (db, recorded)
+}
+
+fn last_error(entry: &OutboxEntry) -> Option<&str> {
+    entry.sync.last_error.as_ref().map(ErrorCode::as_str)
+}
+
+#[wasm_bindgen_test]
+async fn delivers_everything_with_one_save_made_under_its_idempotency_key() {
+    let (db, games) = db_with(&[(Mode::Words, 200), (Mode::Zh, 90)]).await;
+    let server = Scripted::default();
+    let report = flush_with(&db, &server, FlushKind::Automatic)
+        .await
+        .unwrap();
+    assert_eq!(report.delivered, 2);
+    assert_eq!(report.next_retry_at, None);
+    assert!(db.outbox().await.unwrap().is_empty());
+    assert_eq!(server.created_with().len(), 1);
+    assert_eq!(server.submitted().len(), 2);
+    let saved = db.credentials().await.unwrap().unwrap();
+    assert_eq!(
+        server.saves.borrow().values().copied().collect::<Vec<_>>(),
+        [saved]
+    );
+    // Acknowledged results are kept as delivered bests for healing.
+    let delivered = db.delivered().await.unwrap();
+    assert_eq!(delivered.alltime.len(), 2);
+    assert!(
+        games
+            .iter()
+            .all(|g| delivered.alltime.iter().any(|d| d.score_id == g.score_id))
+    );
+}
+
+#[wasm_bindgen_test]
+async fn a_lost_save_answer_is_resent_with_the_same_key() {
+    let (db, _) = db_with(&[(Mode::Quote, 120)]).await;
+    let server = Scripted::default();
+    // The server made the save, but its answer was lost; then a proxy timed out.
+    server
+        .create_failures
+        .borrow_mut()
+        .extend([Failure::Network, Failure::http(504, None, None)]);
+    for _ in 0..2 {
+        flush_with(&db, &server, FlushKind::Manual).await.unwrap();
+    }
+    let [entry] = &db.outbox().await.unwrap()[..] else {
+        panic!("still pending");
+    };
+    assert_eq!(last_error(entry), Some("HTTP_504"));
+    let report = flush_with(&db, &server, FlushKind::Manual).await.unwrap();
+    assert_eq!(report.delivered, 1);
+    let keys = server.created_with();
+    assert_eq!(keys.len(), 3);
+    assert!(
+        keys.iter().all(|k| *k == keys[0]),
+        "one key for every attempt"
+    );
+    assert_eq!(server.saves.borrow().len(), 1, "one save");
+}
+
+#[wasm_bindgen_test]
+async fn no_answer_ends_the_flush_and_a_reconnect_sends_at_once() {
+    for unreachable in [Failure::Network, Failure::Timeout] {
+        let (db, _) = db_with(&[(Mode::Words, 200), (Mode::Zh, 90), (Mode::Time, 300)]).await;
+        let server = Scripted::default();
+        flush_with(&db, &server, FlushKind::Automatic)
+            .await
+            .unwrap();
+        // Two more games; then the network goes.
+        let profile = db.profile(0).await.unwrap().id;
+        for (mode, chars) in [(Mode::Words, 250), (Mode::Zh, 100)] {
+            db.record_result(&game(profile, mode, chars)).await.unwrap();
+        }
+        server
+            .submit_failures
+            .borrow_mut()
+            .push_back(unreachable.clone());
+        let before = server.submitted().len();
+        let report = flush_with(&db, &server, FlushKind::Automatic)
+            .await
+            .unwrap();
+        assert_eq!(
+            server.submitted().len(),
+            before + 1,
+            "the rest was not tried"
+        );
+        assert_eq!(report.retryable, 2);
+        let outbox = db.outbox().await.unwrap();
+        let code = unreachable.code();
+        assert!(
+            outbox.iter().all(|e| last_error(e) == Some(code.as_str())),
+            "{outbox:?}"
+        );
+        // Still waiting out its backoff for an ordinary trigger...
+        flush_with(&db, &server, FlushKind::Automatic)
+            .await
+            .unwrap();
+        assert_eq!(server.submitted().len(), before + 1);
+        // ...but connectivity coming back sends everything at once.
+        let report = flush_with(&db, &server, FlushKind::Reconnect)
+            .await
+            .unwrap();
+        assert_eq!(report.delivered, 2, "{unreachable:?}");
+        assert!(db.outbox().await.unwrap().is_empty());
+    }
+}
+
+#[wasm_bindgen_test]
+async fn waits_the_server_asked_for_hold_on_reconnect() {
+    let (db, _) = db_with(&[(Mode::Words, 200)]).await;
+    let server = Scripted::default();
+    server.submit_failures.borrow_mut().push_back(Failure::http(
+        429,
+        Some("RATE_LIMITED"),
+        Some("60"),
+    ));
+    let report = flush_with(&db, &server, FlushKind::Automatic)
+        .await
+        .unwrap();
+    let waiting_until = report.next_retry_at.unwrap();
+    assert!(waiting_until >= js_sys::Date::now() as u64 + 59_000);
+    flush_with(&db, &server, FlushKind::Reconnect)
+        .await
+        .unwrap();
+    assert_eq!(server.submitted().len(), 1, "the 429's minute holds");
+    assert_eq!(db.outbox().await.unwrap().len(), 1);
+}
+
+#[wasm_bindgen_test]
+async fn only_the_apis_own_refusal_blocks() {
+    let foreign = [
+        Failure::http(403, None, None),
+        Failure::http(404, None, None),
+        Failure::http(422, None, None),
+        Failure::http(401, None, None),
+        Failure::InvalidResponse,
+    ];
+    for failure in foreign {
+        let (db, _) = db_with(&[(Mode::Words, 200)]).await;
+        let server = Scripted::default();
+        server
+            .submit_failures
+            .borrow_mut()
+            .push_back(failure.clone());
+        let report = flush_with(&db, &server, FlushKind::Automatic)
+            .await
+            .unwrap();
+        assert_eq!((report.retryable, report.blocked), (1, 0), "{failure:?}");
+        assert!(!report.renewed, "{failure:?}");
+        let saved = db.credentials().await.unwrap();
+        assert!(saved.is_some(), "a bare 401 never forgets the save");
+        let [entry] = &db.outbox().await.unwrap()[..] else {
+            panic!("kept");
+        };
+        assert!(!entry.sync.blocked);
+        // The next attempt delivers it with the same save.
+        let report = flush_with(&db, &server, FlushKind::Manual).await.unwrap();
+        assert_eq!(report.delivered, 1, "{failure:?}");
+        assert_eq!(db.credentials().await.unwrap(), saved);
+        assert_eq!(server.created_with().len(), 1);
+    }
+}
+
+#[wasm_bindgen_test]
+async fn a_blocked_best_does_not_stop_a_lower_valid_game() {
+    let (db, games) = db_with(&[(Mode::Quote, 200)]).await;
+    let server = Scripted::default();
+    server
+        .submit_failures
+        .borrow_mut()
+        .push_back(Failure::http(422, Some("VALUE_MISMATCH"), None));
+    let report = flush_with(&db, &server, FlushKind::Automatic)
+        .await
+        .unwrap();
+    assert_eq!(report.blocked, 1);
+    let profile = db.profile(0).await.unwrap().id;
+    let lower = game(profile, Mode::Quote, 150);
+    db.record_result(&lower).await.unwrap();
+    let report = flush_with(&db, &server, FlushKind::Reconnect)
+        .await
+        .unwrap();
+    assert_eq!(report.delivered, 1);
+    assert_eq!(server.submitted(), [games[0].score_id, lower.score_id]);
+    let [blocked] = &db.outbox().await.unwrap()[..] else {
+        panic!("the blocked one stays");
+    };
+    assert_eq!(blocked.score_id, games[0].score_id);
+    assert_eq!(report.next_retry_at, None, "nothing waits on a timer");
+    let discarded = db.discard_blocked(blocked.score_id).await.unwrap().unwrap();
+    assert_eq!(last_error(&discarded), Some("VALUE_MISMATCH"));
+    assert!(db.outbox().await.unwrap().is_empty());
+}
+
+#[wasm_bindgen_test]
+async fn a_restored_server_gets_a_new_save_and_every_best_back() {
+    let (db, first) = db_with(&[(Mode::Words, 200), (Mode::Zh, 90)]).await;
+    let server = Scripted::default();
+    flush_with(&db, &server, FlushKind::Automatic)
+        .await
+        .unwrap();
+    let old_save = db.credentials().await.unwrap().unwrap();
+    let old_key = server.created_with()[0];
+
+    // The server is restored from a backup older than the save; one more game.
+    server.restore_empty();
+    let profile = db.profile(0).await.unwrap().id;
+    let time = game(profile, Mode::Time, 300);
+    db.record_result(&time).await.unwrap();
+    let report = flush_with(&db, &server, FlushKind::Automatic)
+        .await
+        .unwrap();
+    assert!(report.renewed);
+    assert_eq!(report.requeued, 2, "both earlier bests");
+    assert_eq!(report.delivered, 3, "the new game and both earlier bests");
+    let new_save = db.credentials().await.unwrap().unwrap();
+    assert_ne!(new_save, old_save);
+    let keys = server.created_with();
+    assert_eq!(keys.len(), 2);
+    assert_ne!(keys[1], old_key, "a renewed save gets a new key");
+    assert!(db.outbox().await.unwrap().is_empty());
+    let server_bests = server.bests.borrow().clone();
+    for entry in first.iter().chain([&time]) {
+        assert_eq!(server_bests.get(&entry.mode), Some(&entry.value));
+    }
+}
+
+#[wasm_bindgen_test]
+async fn a_second_unknown_save_in_one_flush_is_retried_not_renewed_again() {
+    let (db, _) = db_with(&[(Mode::Words, 200)]).await;
+    let server = Scripted::default();
+    flush_with(&db, &server, FlushKind::Automatic)
+        .await
+        .unwrap();
+    let profile = db.profile(0).await.unwrap().id;
+    db.record_result(&game(profile, Mode::Words, 250))
+        .await
+        .unwrap();
+    server
+        .submit_failures
+        .borrow_mut()
+        .extend([unknown_save(), unknown_save()]);
+    let report = flush_with(&db, &server, FlushKind::Automatic)
+        .await
+        .unwrap();
+    assert!(report.renewed);
+    assert_eq!(server.created_with().len(), 2, "renewed once");
+    let [entry] = &db.outbox().await.unwrap()[..] else {
+        panic!("kept for a later attempt");
+    };
+    assert_eq!(last_error(entry), Some("UNAUTHORIZED"));
+    assert!(!entry.sync.blocked);
+}
+
+#[wasm_bindgen_test]
+async fn heals_once_a_day_from_the_servers_bests() {
+    let (db, games) = db_with(&[(Mode::Words, 200), (Mode::Zh, 90)]).await;
+    let server = Scripted::default();
+    flush_with(&db, &server, FlushKind::Automatic)
+        .await
+        .unwrap();
+    assert_eq!(db.healed_at().await.unwrap(), None, "no heal before a save");
+    // Restored from a backup that has the save but lost the zh best.
+    server.bests.borrow_mut().remove(&Mode::Zh);
+    let report = flush_with(&db, &server, FlushKind::Reconnect)
+        .await
+        .unwrap();
+    assert_eq!(report.requeued, 1);
+    assert_eq!(report.delivered, 1);
+    assert_eq!(server.submitted().last(), Some(&games[1].score_id));
+    assert_eq!(server.bests.borrow().get(&Mode::Zh), Some(&games[1].value));
+    assert!(db.healed_at().await.unwrap().is_some());
+    // Not again the same day.
+    let fetches = |s: &Scripted| {
+        s.calls()
+            .iter()
+            .filter(|c| matches!(c, Call::FetchSave(_)))
+            .count()
+    };
+    assert_eq!(fetches(&server), 1);
+    flush_with(&db, &server, FlushKind::Reconnect)
+        .await
+        .unwrap();
+    assert_eq!(fetches(&server), 1);
+}
+
+#[wasm_bindgen_test]
+async fn an_unreachable_heal_sends_nothing_and_tries_again_next_time() {
+    let (db, _) = db_with(&[(Mode::Words, 200)]).await;
+    let server = Scripted::default();
+    flush_with(&db, &server, FlushKind::Automatic)
+        .await
+        .unwrap();
+    let profile = db.profile(0).await.unwrap().id;
+    db.record_result(&game(profile, Mode::Zh, 90))
+        .await
+        .unwrap();
+    server
+        .fetch_failures
+        .borrow_mut()
+        .push_back(Failure::Timeout);
+    let report = flush_with(&db, &server, FlushKind::Reconnect)
+        .await
+        .unwrap();
+    assert_eq!((report.delivered, report.retryable), (0, 1));
+    assert_eq!(
+        server.submitted().len(),
+        1,
+        "nothing sent after the timeout"
+    );
+    assert_eq!(db.healed_at().await.unwrap(), None);
+    let report = flush_with(&db, &server, FlushKind::Reconnect)
+        .await
+        .unwrap();
+    assert_eq!(report.delivered, 1);
+    assert!(db.healed_at().await.unwrap().is_some());
+}
