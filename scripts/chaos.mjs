@@ -113,7 +113,7 @@ export async function runChaos({ games, profiles = 1, tabs = 3, seed = newSeed()
           const draw = stream(10 + p * tabs + slot);
           for (let game; (game = queue.shift()); ) {
             const page = player.tabs[slot];
-            const result = await playGame(page, origin, game, (range) => between(range, draw));
+            const result = await playHumanGame(page, origin, game, (range) => between(range, draw));
             played.push({ profile: p, ...result });
             if (played.length % 10 === 0) log(`chaos: ${played.length}/${games} games`);
             // The run's first game always closes its tab, so every run does it at least once.
@@ -215,11 +215,12 @@ function planGames(random, games) {
 }
 
 /**
- * Plays one game through the UI at a human pace with jitter: a short passage for
- * `quote` and `zh` (restarting until one comes up), all of `words`, the first few
- * words of `time` and then its 60 s. Resolves to { mode, value, week } once saved.
+ * Plays one game through the UI at a human pace with jitter (`between([low, high])`
+ * draws a pause): a short passage for `quote` and `zh` (restarting until one comes up),
+ * all of `words`, the first few words of `time` and then its 60 s. Resolves to
+ * { mode, value, week } once the result is saved.
  */
-async function playGame(page, origin, { mode, seed }, between) {
+export async function playHumanGame(page, origin, { mode, seed }, between = ([low, high]) => low + Math.random() * (high - low)) {
   await page.goto(`${origin}/?seed=${seed}`);
   await page.getByTestId(`mode-${mode}`).click();
   let prompt = await page.getByTestId('prompt').textContent();
@@ -252,17 +253,20 @@ async function playGame(page, origin, { mode, seed }, between) {
   return { mode, value, week: weekOf(Date.now()) };
 }
 
-/** Waits until every open tab shows 0 pending and its outbox is empty. */
+/** Waits until every profile's outbox is empty and every open tab shows 0 pending. */
 async function quiescent(players) {
   const deadline = Date.now() + QUIESCENCE_MS;
   for (const player of players) {
+    let left;
+    while ((left = await readOutbox(player.tabs[0])).length > 0) {
+      if (Date.now() > deadline) throw new Error(`still pending after the faults stopped: ${JSON.stringify(left)}`);
+      await sleep(500);
+    }
     for (const page of player.tabs) {
       await page.waitForSelector('[data-testid="sync-status"][data-pending="0"]', {
         timeout: Math.max(deadline - Date.now(), 1),
       });
     }
-    const left = await readOutbox(player.tabs[0]);
-    if (left.length > 0) throw new Error(`every tab shows 0 pending, but the outbox holds ${JSON.stringify(left)}`);
   }
 }
 
