@@ -106,7 +106,8 @@ fn table(fetched: Fetched) -> impl IntoView {
                         view! {
                             <tr data-testid="leaderboard" data-value=e.value class:me=mine>
                                 <td>{e.rank}</td>
-                                <td>{e.display_name}{mine.then_some(" (you)")}</td>
+                                // Isolated: no name can reorder the row around it.
+                                <td><bdi class="player-name" data-testid="player-name">{e.display_name}</bdi>{mine.then_some(" (you)")}</td>
                                 <td>{mode.format_value(e.value)}</td>
                             </tr>
                         }

@@ -5,6 +5,7 @@
 use crate::services::records::Records;
 use crate::services::sync::{BlockedResult, Coordinator};
 use crate::wording;
+use keydo_storage::HeldResult;
 use leptos::prelude::*;
 use uuid::Uuid;
 
@@ -44,11 +45,25 @@ pub fn SyncStatus() -> impl IntoView {
                     v.blocked.iter().map(|blocked| blocked_line(blocked, discard)).collect_view()
                 })}
             </ul>
+            <ul class="sync-held">
+                {move || view.with(|v| v.held.iter().map(held_line).collect_view())}
+            </ul>
             <button data-testid="retry" on:click=move |_| coordinator.retry() disabled=move || pending() == 0>
                 "Retry now"
             </button>
         </section>
     }
+}
+
+/// "Words 212.40 WPM: counts for you; on the public board once reviewed."
+fn held_line(held: &HeldResult) -> impl IntoView + use<> {
+    let line = format!(
+        "{} {}: {}",
+        held.mode.name(),
+        held.mode.format_value(held.value),
+        wording::HELD
+    );
+    view! { <li data-testid="sync-held" data-score-id=held.score_id.to_string()>{line}</li> }
 }
 
 /// "Quote 52.34 WPM: why the API refused it." and its Discard button.

@@ -56,6 +56,9 @@ pub fn explain(code: &str) -> Explanation {
     }
 }
 
+/// What a result the server holds for review means for the player (docs/replay.md).
+pub const HELD: &str = "counts for you; on the public board once reviewed.";
+
 /// The API's own codes: the server explained itself.
 fn api_words(code: ApiCode) -> &'static str {
     match code {
@@ -91,6 +94,18 @@ fn api_words(code: ApiCode) -> &'static str {
         ApiCode::ValueMismatch => "The server could not reproduce this score from its statistics.",
         ApiCode::TooFast => "The server judged this score faster than humanly possible.",
         ApiCode::LowAccuracy => "Accuracy below 50 % does not count.",
+        ApiCode::InputLogMissing => {
+            "This result was recorded without its typing, so the server cannot verify it."
+        }
+        ApiCode::InputLogInvalid | ApiCode::IncompleteGame | ApiCode::ReplayMismatch => {
+            "Replaying your typing did not give this score."
+        }
+        ApiCode::UnknownPrompt => "The server does not know this game's text.",
+        ApiCode::WrongWeek => "The result's week does not match when it was played.",
+        ApiCode::PlayedInFuture => "This device's clock is ahead of the server's.",
+        ApiCode::PlayedBeforeSave => "This result is too old to count.",
+        ApiCode::SeedReused => "You already sent a game on this text; a text counts once.",
+        ApiCode::NameTaken => "Another player already has this name.",
         ApiCode::RateLimited => "The server asked KeyDo to slow down.",
         ApiCode::Internal | ApiCode::Unavailable | ApiCode::DatabaseUnavailable => {
             "The server is briefly unavailable."

@@ -23,4 +23,5 @@ mod records;
 
 pub use db::{DATABASE, Db};
 pub use error::StorageError;
+pub use meta::HeldResult;
 pub use records::{Credentials, Profile, Recorded, SaveStart};

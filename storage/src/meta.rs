@@ -19,6 +19,20 @@ const PROFILE_KEY: &str = "profile";
 const SAVE_KEY: &str = "save";
 const SAVE_REQUEST_KEY: &str = "saveRequest";
 const HEALED_KEY: &str = "healedAt";
+/// Results the server accepted but holds for review (docs/replay.md), newest first.
+const HELD_KEY: &str = "held";
+/// How many held results are kept to show.
+const HELD_KEPT: usize = 10;
+
+/// A result the server accepted but holds off the public boards until reviewed.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, serde::Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct HeldResult {
+    pub score_id: Uuid,
+    pub mode: Mode,
+    pub value: i64,
+    pub played_at: u64,
+}
 
 /// Where the delivered best of `mode` on `board` is kept.
 fn delivered_key(board: Board, mode: Mode) -> String {
@@ -122,6 +136,35 @@ impl Db {
         put(&tx.store(META)?, HEALED_KEY, &HealedAt { at: now_ms }).await?;
         tx.done().await?;
         Ok(())
+    }
+
+    /// Notes that the server holds `entry` for review; the newest [`HELD_KEPT`] stay.
+    pub async fn note_held(&self, entry: &OutboxEntry) -> Result<(), StorageError> {
+        let tx = self.transaction(&[META], TransactionMode::ReadWrite)?;
+        let meta = tx.store(META)?;
+        let mut held: Vec<HeldResult> = get(&meta, HELD_KEY).await?.unwrap_or_default();
+        held.retain(|kept| kept.score_id != entry.score_id);
+        held.insert(
+            0,
+            HeldResult {
+                score_id: entry.score_id,
+                mode: entry.mode,
+                value: entry.value,
+                played_at: entry.played_at,
+            },
+        );
+        held.truncate(HELD_KEPT);
+        put(&meta, HELD_KEY, &held).await?;
+        tx.done().await?;
+        Ok(())
+    }
+
+    /// The results the server holds for review, newest first.
+    pub async fn held(&self) -> Result<Vec<HeldResult>, StorageError> {
+        let tx = self.transaction(&[META], TransactionMode::ReadOnly)?;
+        let held = get(&tx.store(META)?, HELD_KEY).await?.unwrap_or_default();
+        tx.done().await?;
+        Ok(held)
     }
 
     /// The best results the server has acknowledged, per mode, all time and latest week.

@@ -14,6 +14,8 @@ use uuid::Uuid;
 pub struct FlushReport {
     /// Entries the server acknowledged.
     pub delivered: usize,
+    /// Of those, entries the server holds for review (docs/replay.md).
+    pub held: usize,
     /// Entries that failed for a passing reason and will be retried.
     pub retryable: usize,
     /// Entries the API refused; only a manual retry sends them again.
@@ -139,8 +141,12 @@ impl<T: Transport> Flush<'_, T> {
                 save_renewed: self.renewed,
             };
             match self.transport.submit_score(&credentials, entry).await {
-                Ok(_) => {
+                Ok(ack) => {
                     self.db.remove_if_unchanged(entry).await?;
+                    if ack.held {
+                        self.db.note_held(entry).await?;
+                        self.report.held += 1;
+                    }
                     self.acked.push(entry.score_id);
                     return Ok(Ok(()));
                 }

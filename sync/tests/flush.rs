@@ -44,6 +44,8 @@ struct Scripted {
     saves: RefCell<HashMap<Uuid, Credentials>>,
     known_tokens: RefCell<Vec<Uuid>>,
     bests: RefCell<HashMap<Mode, i64>>,
+    /// Values above this are accepted but held for review (docs/replay.md).
+    holds_above: RefCell<Option<i64>>,
     /// Restore the server from an empty backup after this many more scores.
     restore_after_scores: RefCell<Option<usize>>,
 }
@@ -143,6 +145,10 @@ impl Transport for Scripted {
             weekly_improved: improved,
             weekly_best: Some(*best),
             week: entry.week,
+            held: self
+                .holds_above
+                .borrow()
+                .is_some_and(|limit| entry.value > limit),
         })
     }
 
@@ -235,6 +241,26 @@ async fn delivers_everything_with_one_save_made_under_its_idempotency_key() {
             .iter()
             .all(|g| delivered.alltime.iter().any(|d| d.score_id == g.score_id))
     );
+}
+
+#[wasm_bindgen_test]
+async fn results_the_server_holds_for_review_are_kept_to_show() {
+    let (db, games) = db_with(&[(Mode::Words, 200), (Mode::Time, 900), (Mode::Zh, 95)]).await;
+    let server = Scripted::default();
+    *server.holds_above.borrow_mut() = Some(games[0].value);
+    let report = flush_with(&db, &server, FlushKind::Automatic)
+        .await
+        .unwrap();
+    assert_eq!((report.delivered, report.held), (3, 2));
+    assert!(db.outbox().await.unwrap().is_empty(), "held is delivered");
+    let held: Vec<Uuid> = db.held().await.unwrap().iter().map(|h| h.score_id).collect();
+    let expected: Vec<Uuid> = games
+        .iter()
+        .filter(|g| g.value > games[0].value)
+        .rev()
+        .map(|g| g.score_id)
+        .collect();
+    assert_eq!((held.len(), held), (2, expected), "newest first");
 }
 
 #[wasm_bindgen_test]

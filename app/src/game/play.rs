@@ -9,7 +9,7 @@ use super::prompt::{Marks, PromptView};
 use super::texts::Assignment;
 use keydo_core::mode::Language;
 use keydo_core::score::{Stats, TIME_MODE_DURATION_MS};
-use keydo_core::{Edit, Mode, Session};
+use keydo_core::{Edit, InputLog, Mode, PromptId, Session};
 use leptos::html::{Div, Input};
 use leptos::prelude::*;
 use std::time::Duration;
@@ -24,6 +24,9 @@ pub struct Finished {
     pub stats: Stats,
     /// Cumulative stats at each second (see [`Session::samples`]).
     pub samples: Vec<Stats>,
+    /// The prompt and every edit, which the server replays to verify the result.
+    pub prompt: PromptId,
+    pub input: InputLog,
 }
 
 /// The page's clock, the same one input events are stamped with.
@@ -42,6 +45,7 @@ pub fn Play(
     on_restart: impl Fn() + Copy + 'static,
 ) -> impl IntoView {
     let session = StoredValue::new(Session::new(mode, &assignment.prompt));
+    let prompt_id = StoredValue::new(assignment.id.clone());
     let marks = session.with_value(Marks::new);
     let (live, set_live) = signal(session.with_value(Session::stats));
     let (composing, set_composing) = signal(false);
@@ -60,6 +64,8 @@ pub fn Play(
                 mode,
                 stats,
                 samples: s.samples().to_vec(),
+                prompt: prompt_id.get_value(),
+                input: s.input_log(),
             })
         });
         match result {

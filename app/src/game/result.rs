@@ -6,6 +6,8 @@
 use super::chart::SpeedChart;
 use super::play::Finished;
 use crate::services::records::{Records, Saving};
+use crate::services::sync::Coordinator;
+use crate::wording;
 use keydo_core::mode::Language;
 use keydo_core::score::{self, Implausible};
 use leptos::html::H2;
@@ -17,11 +19,13 @@ pub fn ResultScreen(finished: Finished, on_restart: impl Fn() + Copy + 'static) 
         mode,
         stats,
         samples,
+        prompt,
+        input,
     } = finished;
     let value = score::value(mode, &stats);
     let saving = match score::validate(mode, &stats, value) {
         Err(refused) => Err(refused),
-        Ok(_) => Ok(expect_context::<Records>().record(mode, stats)),
+        Ok(_) => Ok(expect_context::<Records>().record(mode, stats, prompt, input)),
     };
 
     // Focus lands on the heading, so Tab reaches "Next game" and Enter starts it.
@@ -104,13 +108,20 @@ fn SavingStatus(saving: Result<ReadSignal<Saving>, Implausible>) -> impl IntoVie
             </p>
         }
         .into_any(),
-        Saving::Saved { new_best } => view! {
-            <p class="saving">
-                <span data-testid="saved">"Saved"</span>
-                {new_best.then(|| view! { <strong class="new-best" data-testid="new-best">" New personal best!"</strong> })}
-            </p>
+        Saving::Saved { score_id, new_best } => {
+            let sync = expect_context::<Coordinator>().view();
+            let held = move || sync.with(|v| v.held.iter().any(|h| h.score_id == score_id));
+            view! {
+                <p class="saving">
+                    <span data-testid="saved">"Saved"</span>
+                    {new_best.then(|| view! { <strong class="new-best" data-testid="new-best">" New personal best!"</strong> })}
+                </p>
+                {move || held().then(|| view! {
+                    <p class="saving held" data-testid="held">{format!("Held for review: this result {}", wording::HELD)}</p>
+                })}
+            }
+            .into_any()
         }
-        .into_any(),
         Saving::Failed(error) => view! {
             <p class="saving refused" data-testid="not-saved">{format!("Could not save: {error}")}</p>
         }

@@ -2,6 +2,7 @@
 //! use it to know what they will type); otherwise the page draws a random seed. Each
 //! new game steps the seed, so a restart always brings a new prompt.
 
+use keydo_core::Seed;
 use leptos::prelude::window;
 use web_sys::UrlSearchParams;
 
@@ -10,9 +11,10 @@ pub fn first_seed() -> u64 {
     seed_from_url().unwrap_or_else(random_seed)
 }
 
-/// The seed of game number `round` (0 for the first).
-pub fn seed_of_round(first: u64, round: u64) -> u64 {
-    first.wrapping_add(round)
+/// The seed of game number `round` (0 for the first), within the 53 bits a seed keeps
+/// (docs/replay.md).
+pub fn seed_of_round(first: u64, round: u64) -> Seed {
+    Seed::from_bits(first.wrapping_add(round))
 }
 
 fn seed_from_url() -> Option<u64> {

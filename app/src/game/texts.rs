@@ -7,13 +7,15 @@ use crate::services::texts::{LoadError, load};
 use keydo_core::texts::{
     self, Passage, Passages, TIME_MODE_WORD_COUNT, WORDS_MODE_WORD_COUNT, WordList,
 };
-use keydo_core::{Mode, Prompt};
+use keydo_core::{Mode, Prompt, PromptId, Seed};
 use leptos::prelude::*;
 
 /// What a game asks the player to type, and where a passage comes from.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Assignment {
     pub prompt: Prompt,
+    /// What the server rebuilds the prompt from (docs/replay.md).
+    pub id: PromptId,
     /// Shown under a passage; random words have none.
     pub attribution: Option<String>,
 }
@@ -37,12 +39,16 @@ impl Corpora {
     }
 
     /// The game `mode` plays with `seed` once its corpus is there (reactive).
-    pub fn assignment(&self, mode: Mode, seed: u64) -> Option<Result<Assignment, LoadError>> {
+    pub fn assignment(&self, mode: Mode, seed: Seed) -> Option<Result<Assignment, LoadError>> {
         let words_game = |words: &WordList, count| Assignment {
-            prompt: texts::words_prompt(words, seed, count),
+            prompt: texts::words_prompt(words, seed.get(), count),
+            id: PromptId::for_game(mode, seed, None),
             attribution: None,
         };
-        let passage_game = |passages: &Passages| attributed(texts::pick_passage(passages, seed));
+        let passage_game = |passages: &Passages| {
+            let passage = texts::pick_passage(passages, seed.get());
+            attributed(passage, PromptId::for_game(mode, seed, Some(&passage.id)))
+        };
         Some(match mode {
             Mode::Time => self
                 .words
@@ -59,10 +65,11 @@ impl Corpora {
 }
 
 /// "— Author, Source (year)".
-fn attributed(passage: &Passage) -> Assignment {
+fn attributed(passage: &Passage, id: PromptId) -> Assignment {
     let year = passage.year.map(|y| format!(" ({y})")).unwrap_or_default();
     Assignment {
         prompt: passage.text.clone(),
+        id,
         attribution: Some(format!("— {}, {}{year}", passage.author, passage.source)),
     }
 }

@@ -14,8 +14,8 @@
 
 use super::sync::Coordinator;
 use keydo_core::outbox::OutboxEntry;
-use keydo_core::{Mode, Stats};
-use keydo_storage::{Credentials, Db, Recorded, StorageError};
+use keydo_core::{InputLog, Mode, PromptId, Stats};
+use keydo_storage::{Credentials, Db, HeldResult, Recorded, StorageError};
 use leptos::ev;
 use leptos::prelude::*;
 use leptos::task::spawn_local;
@@ -49,6 +49,7 @@ pub enum Saving {
     NotSavedYet(String),
     /// Committed to the database; `new_best` if it beat the mode's personal best.
     Saved {
+        score_id: Uuid,
         new_best: bool,
     },
     /// A stored record is unreadable: trying again cannot help.
@@ -57,13 +58,16 @@ pub enum Saving {
 
 /// A finished game as it is written, fixed when the game ends so every attempt writes
 /// the same result.
-#[derive(Debug, Clone, Copy)]
+#[derive(Debug, Clone)]
 struct Game {
     score_id: Uuid,
     mode: Mode,
     stats: Stats,
     /// When the game ended, unix ms.
     played_at: u64,
+    /// What the server replays (docs/replay.md).
+    prompt: PromptId,
+    input: InputLog,
 }
 
 impl Records {
@@ -105,14 +109,23 @@ impl Records {
 
     /// Writes a game that just ended durably — trying again until it commits — then
     /// has the sync deliver it. The signal follows the write: "saved" means committed.
-    pub fn record(&self, mode: Mode, stats: Stats) -> ReadSignal<Saving> {
+    pub fn record(
+        &self,
+        mode: Mode,
+        stats: Stats,
+        prompt: PromptId,
+        input: InputLog,
+    ) -> ReadSignal<Saving> {
         let game = Game {
             score_id: Uuid::new_v4(),
             mode,
             stats,
             // Whole milliseconds since the epoch, far below 2^53.
             played_at: js_sys::Date::now() as u64,
+            prompt,
+            input,
         };
+        let score_id = game.score_id;
         let saving = RwSignal::new(Saving::Pending);
         let records = *self;
         spawn_local(async move {
@@ -121,6 +134,7 @@ impl Records {
                 Ok(recorded) => {
                     records.set_best(mode, recorded.best);
                     saving.try_set(Saving::Saved {
+                        score_id,
                         new_best: recorded.new_best,
                     });
                     records.coordinator.result_saved();
@@ -142,7 +156,7 @@ impl Records {
     ) -> Result<Recorded, StorageError> {
         let mut failures = 0;
         let outcome = loop {
-            match write(game).await {
+            match write(game.clone()).await {
                 Err(error) if error.is_transient() => {
                     log_storage_error(&error);
                     if failures == 0 {
@@ -189,6 +203,11 @@ pub async fn outbox() -> Result<Vec<OutboxEntry>, StorageError> {
     Db::open().await?.outbox().await
 }
 
+/// The results the server holds for review (docs/replay.md), newest first.
+pub async fn held() -> Result<Vec<HeldResult>, StorageError> {
+    Db::open().await?.held().await
+}
+
 /// The server save's credentials, if the sync has created one and the database can
 /// be read.
 pub async fn credentials() -> Option<Credentials> {
@@ -206,7 +225,8 @@ async fn write(game: Game) -> Result<Recorded, StorageError> {
         game.mode,
         game.stats,
         game.played_at,
-    );
+    )
+    .with_replay(game.prompt, game.input);
     // A `keydo:durable-write` performance measure spans the commit, for benchmarks.
     let performance = window().performance();
     if let Some(performance) = &performance {

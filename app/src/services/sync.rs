@@ -19,6 +19,7 @@ use keydo_core::Mode;
 use keydo_core::backoff::timer_delay_ms;
 use keydo_core::classify::ErrorCode;
 use keydo_core::coalesce::{Coalescer, FlushKind};
+use keydo_storage::HeldResult;
 use leptos::prelude::*;
 use leptos::task::spawn_local;
 use std::time::Duration;
@@ -38,6 +39,8 @@ pub struct SyncView {
     pub last_error: Option<ErrorCode>,
     /// Results the API refused: only Retry sends them again; the player may discard them.
     pub blocked: Vec<BlockedResult>,
+    /// Results the server accepted but holds for review before the public boards.
+    pub held: Vec<HeldResult>,
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -197,6 +200,7 @@ impl Coordinator {
                 pending: outbox.len(),
                 last_error,
                 blocked,
+                held: records::held().await.unwrap_or_default(),
             });
         }
     }
