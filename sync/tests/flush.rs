@@ -253,7 +253,13 @@ async fn results_the_server_holds_for_review_are_kept_to_show() {
         .unwrap();
     assert_eq!((report.delivered, report.held), (3, 2));
     assert!(db.outbox().await.unwrap().is_empty(), "held is delivered");
-    let held: Vec<Uuid> = db.held().await.unwrap().iter().map(|h| h.score_id).collect();
+    let held: Vec<Uuid> = db
+        .held()
+        .await
+        .unwrap()
+        .iter()
+        .map(|h| h.score_id)
+        .collect();
     let expected: Vec<Uuid> = games
         .iter()
         .filter(|g| g.value > games[0].value)

@@ -79,13 +79,21 @@ export function copyDist() {
  * Extra flags (rate limits...) go in `args`; `port` and `dataDir` restart a stopped
  * server where it was (see `stop({ keepData })`).
  */
+/** Review thresholds at the hard limits: no result is held for its speed alone. */
+export const REVIEW_AT_HARD_LIMITS = 'time=350,words=350,quote=350,zh=600';
+
 export async function startServer({ dist = DIST, args = [], port, dataDir = tempDir('data') } = {}) {
   port ??= await freePort();
   const origin = `http://127.0.0.1:${port}`;
   const child = spawn(
     SERVER_BIN,
     ['serve', '--addr', `127.0.0.1:${port}`, '--dist', dist, '--data-dir', dataDir, ...args],
-    { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, RUST_LOG: 'warn' } },
+    {
+      stdio: ['ignore', 'pipe', 'pipe'],
+      // Tests play fast: only the hard limits apply unless a test passes its own
+      // `--review-thresholds` (replay.test.mjs); the timing rules always do.
+      env: { KEYDO_REVIEW_THRESHOLDS: REVIEW_AT_HARD_LIMITS, ...process.env, RUST_LOG: 'warn' },
+    },
   );
   let output = '';
   child.stdout.on('data', (d) => (output += d));

@@ -1,6 +1,11 @@
 // Plays KeyDo games through the real UI at a human, plausible pace, so the
-// server accepts the results (net WPM <= 350, 字/分 <= 600, >= 3 s).
+// server accepts the results (net WPM <= 350, 字/分 <= 600, >= 3 s) and its timing
+// rules find a person's rhythm (docs/replay.md): each pause is drawn from ±60 % of
+// the pace, never a metronome's.
 import { setTimeout as sleep } from 'node:timers/promises';
+
+/** A pause around `ms`: uniformly within ±60 % (coefficient of variation ≈ 0.35). */
+export const humanPause = (ms) => sleep(Math.round(ms * (0.4 + 1.2 * Math.random())));
 
 /** Speeds the tests play at: English ms per character, Chinese ms per character. */
 export const PACE = { fast: { en: 45, zh: 120 }, slow: { en: 70, zh: 180 } };
@@ -20,11 +25,14 @@ export async function playGame(page, origin, { mode, seed, pace = PACE.fast }) {
     const cdp = await page.context().newCDPSession(page);
     for (const ch of prompt) {
       await cdp.send('Input.insertText', { text: ch });
-      await sleep(pace.zh);
+      await humanPause(pace.zh);
     }
     await cdp.detach();
   } else {
-    await page.keyboard.type(prompt, { delay: pace.en });
+    for (const ch of prompt) {
+      await page.keyboard.type(ch);
+      await humanPause(pace.en);
+    }
   }
   await page.getByTestId('saved').waitFor({ timeout: 30_000 });
   return Number(await page.getByTestId('result-value').textContent());
