@@ -144,36 +144,16 @@ async fn forged_submissions_are_refused_with_stable_codes(server: &TestServer) {
         game
     };
     let future = now + 5 * 60_000 + 1;
-    refused(
-        server,
-        save.token,
-        &moved(future, week_of(future)),
-        "PLAYED_IN_FUTURE",
-    )
-    .await;
     let month_ago = now - 30 * DAY_MS;
-    refused(
-        server,
-        save.token,
-        &moved(month_ago, week_of(now)),
-        "WRONG_WEEK",
-    )
-    .await;
     let before_save = now - 31 * DAY_MS;
-    refused(
-        server,
-        save.token,
-        &moved(before_save, week_of(before_save)),
-        "PLAYED_BEFORE_SAVE",
-    )
-    .await;
-    refused(
-        server,
-        save.token,
-        &moved(0, week_of(0)),
-        "PLAYED_BEFORE_SAVE",
-    )
-    .await;
+    for (played_at, week, code) in [
+        (future, week_of(future), "PLAYED_IN_FUTURE"),
+        (month_ago, week_of(now), "WRONG_WEEK"),
+        (before_save, week_of(before_save), "PLAYED_BEFORE_SAVE"),
+        (0, week_of(0), "PLAYED_BEFORE_SAVE"),
+    ] {
+        refused(server, save.token, &moved(played_at, week), code).await;
+    }
     for board in ["alltime", "weekly"] {
         assert!(
             board_values(server, "words", board).await.is_empty(),
