@@ -146,7 +146,7 @@ impl Shell {
                 .await?
                 .unchecked_into();
         self.watch_for_updates(&registration);
-        check_for_updates_periodically(registration);
+        self.check_for_updates_periodically(registration);
         // `ready` resolves once a worker is active, i.e. its precache is complete.
         JsFuture::from(container.ready()?).await?;
         self.offline_ready.try_set(true);
@@ -190,6 +190,20 @@ impl Shell {
         ));
     }
 
+    /// Checks for a new version hourly and whenever the page becomes visible.
+    fn check_for_updates_periodically(&self, registration: ServiceWorkerRegistration) {
+        let update = move || {
+            if let Ok(promise) = registration.update() {
+                // Offline or server down: the next check tries again.
+                spawn_local(async move {
+                    let _ = JsFuture::from(promise).await;
+                });
+            }
+        };
+        set_interval(update.clone(), UPDATE_CHECK);
+        self.listen(super::when_visible(update));
+    }
+
     fn listen(&self, listener: EventListener) {
         self.listeners.try_update_value(|all| all.push(listener));
     }
@@ -221,25 +235,6 @@ async fn resolves_true(promise: Result<js_sys::Promise, JsValue>) -> bool {
 /// `localStorage`, where the browser allows it.
 fn local_storage() -> Option<web_sys::Storage> {
     window().local_storage().ok().flatten()
-}
-
-/// Checks for a new version hourly and whenever the page becomes visible.
-fn check_for_updates_periodically(registration: ServiceWorkerRegistration) {
-    let update = move || {
-        if let Ok(promise) = registration.update() {
-            // Offline or server down: the next check tries again.
-            spawn_local(async move {
-                let _ = JsFuture::from(promise).await;
-            });
-        }
-    };
-    set_interval(update.clone(), UPDATE_CHECK);
-    // `visibilitychange` bubbles from the document to the window.
-    let _ = window_event_listener_untyped("visibilitychange", move |_| {
-        if document().visibility_state() == web_sys::VisibilityState::Visible {
-            update();
-        }
-    });
 }
 
 /// Tells the waiting worker to take over.
