@@ -60,7 +60,7 @@ fn with<T>(f: impl FnOnce(&mut Coordinator) -> T) -> T {
 pub fn start(view: RwSignal<SyncView>) {
     with(|c| c.view = Some(view));
     let window = window();
-    let on_online = Closure::<dyn FnMut()>::new(trigger);
+    let on_online = Closure::<dyn FnMut()>::new(reconnect);
     let _ = window.add_event_listener_with_callback("online", on_online.as_ref().unchecked_ref());
     on_online.forget();
     let on_visible = Closure::<dyn FnMut()>::new(|| {
@@ -71,7 +71,7 @@ pub fn start(view: RwSignal<SyncView>) {
     let _ = document()
         .add_event_listener_with_callback("visibilitychange", on_visible.as_ref().unchecked_ref());
     on_visible.forget();
-    trigger();
+    reconnect();
 }
 
 /// A result was durably saved: ask the service worker to deliver it too, and flush.
@@ -83,6 +83,12 @@ pub fn result_saved() {
 /// An automatic flush: only entries whose backoff has passed.
 pub fn trigger() {
     request(FlushKind::Automatic);
+}
+
+/// Connectivity may be back (`online`, app start): entries that failed only for want
+/// of a network are due at once.
+fn reconnect() {
+    request(FlushKind::Reconnect);
 }
 
 /// The Retry button: every entry now, ignoring waits, blocked ones included.
