@@ -293,6 +293,12 @@ describe('never lost, never stuck (issue 8)', () => {
     try {
       await t.context.setOffline(true);
       const value = await playGame(t.page, t.origin, { mode: 'zh', seed: seeds.zh });
+      // A document loaded under Chromium's offline emulation starts with
+      // `navigator.onLine` true, so going online would fire no `online` event: apply
+      // the emulation again (no trigger fires meanwhile, nothing is sent).
+      await t.context.setOffline(false);
+      await t.context.setOffline(true);
+      await t.page.waitForFunction(() => !navigator.onLine);
       await t.context.clock.install();
       const { entry, now } = await reachBackoffCap(t.context, t.page);
       const wait = entry.sync.nextAttemptAt - now;
