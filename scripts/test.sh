@@ -25,5 +25,5 @@ step "release build of the shell and the server"
 trunk build --release
 cargo build --release --quiet -p keydo-server -p keydo-build
 
-step "end-to-end tests in Chromium"
-node --test --test-concurrency=1 tests/e2e/
+step "end-to-end tests in Chromium (behind nginx and on PostgreSQL too)"
+scripts/with-postgres.sh node --test --test-concurrency=1 tests/e2e/

@@ -1,14 +1,19 @@
 #!/usr/bin/env bash
 # Runs a command next to a throwaway PostgreSQL cluster.
 #
-# Starts a fresh cluster in a temporary directory, listening on 127.0.0.1 only, exports
-# KEYDO_TEST_POSTGRES_URL (postgres://postgres@127.0.0.1:<port>/postgres), runs the
-# command, then stops the cluster and deletes it, whatever the command's outcome.
+# Starts a fresh cluster in a temporary directory, listening on 127.0.0.1 only, with TLS
+# (a throwaway certificate authority signs the server's certificate for 127.0.0.1 and
+# localhost), runs the command, then stops the cluster and deletes it, whatever the
+# command's outcome. The command sees:
+#   KEYDO_TEST_POSTGRES_URL  postgres://postgres@127.0.0.1:<port>/postgres
+#   KEYDO_TEST_POSTGRES_CA   the PEM certificate authority of the server's certificate
+#   KEYDO_TEST_POSTGRES_BIN  the directory of the cluster's pg_dump, pg_restore, psql
 #
 #   scripts/with-postgres.sh cargo test -p keydo-server --test postgres
 #
-# Needs PostgreSQL's server binaries (Debian: apt-get install postgresql). As root the
-# cluster runs as the `postgres` user, since PostgreSQL refuses to run as root.
+# Needs PostgreSQL's server binaries (Debian: apt-get install postgresql) and openssl.
+# As root the cluster runs as the `postgres` user, since PostgreSQL refuses to run as
+# root. Exits non-zero without running the command when the cluster cannot start.
 set -euo pipefail
 
 if [ "$#" -eq 0 ]; then
@@ -49,12 +54,30 @@ trap stop_cluster EXIT
 "${as_owner[@]}" "$pg_bin/initdb" -D "$cluster/data" -U postgres --auth=trust \
     --encoding=UTF8 --locale=C --no-sync >"$cluster/initdb.log" 2>&1 ||
     { cat "$cluster/initdb.log" >&2; exit 1; }
+# A certificate authority, and the server's certificate signed by it.
+tls=$cluster/tls
+mkdir "$tls"
+openssl req -x509 -newkey rsa:2048 -nodes -days 2 -subj "/CN=KeyDo test CA" \
+    -keyout "$tls/ca.key" -out "$tls/ca.pem" 2>"$tls/openssl.log" &&
+    openssl req -newkey rsa:2048 -nodes -subj "/CN=127.0.0.1" \
+        -keyout "$tls/server.key" -out "$tls/server.csr" 2>>"$tls/openssl.log" &&
+    openssl x509 -req -in "$tls/server.csr" -CA "$tls/ca.pem" -CAkey "$tls/ca.key" \
+        -CAcreateserial -days 2 -out "$tls/server.pem" \
+        -extfile <(printf 'subjectAltName=IP:127.0.0.1,DNS:localhost\nbasicConstraints=CA:FALSE\n') \
+        2>>"$tls/openssl.log" ||
+    { cat "$tls/openssl.log" >&2; exit 1; }
+chmod 600 "$tls/server.key"
+if [ "${#as_owner[@]}" -gt 0 ]; then chown -R postgres: "$tls"; fi
+
 # fsync off: the cluster is thrown away, durability would only slow the tests down.
 "${as_owner[@]}" "$pg_bin/pg_ctl" -D "$cluster/data" -l "$cluster/server.log" -w -t 30 \
-    -o "-c listen_addresses=127.0.0.1 -p $port -k $cluster -c fsync=off -c max_connections=200" \
+    -o "-c listen_addresses=127.0.0.1 -p $port -k $cluster -c fsync=off -c max_connections=200 \
+        -c ssl=on -c ssl_cert_file=$tls/server.pem -c ssl_key_file=$tls/server.key" \
     start >/dev/null ||
     { cat "$cluster/server.log" >&2; exit 1; }
 
 export KEYDO_TEST_POSTGRES_URL="postgres://postgres@127.0.0.1:$port/postgres"
+export KEYDO_TEST_POSTGRES_CA="$tls/ca.pem"
+export KEYDO_TEST_POSTGRES_BIN="$pg_bin"
 echo "$0: $("$pg_bin/postgres" --version) on 127.0.0.1:$port" >&2
 "$@"

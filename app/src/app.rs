@@ -1,18 +1,16 @@
-//! The top-level component: title, the offline shell's status, the game, the sync
-//! status and the leaderboards.
+//! The top-level component: starts the services (the page's I/O), then lays out the
+//! title, the offline shell's status, the game, the sync status and the leaderboards.
 
 use crate::game::Game;
 use crate::leaderboard::Leaderboard;
-use crate::pwa::ShellStatus;
-use crate::sync::{self, SyncView};
+use crate::services;
+use crate::shell_status::ShellStatus;
 use crate::sync_status::SyncStatus;
 use leptos::prelude::*;
 
 #[component]
 pub fn App() -> impl IntoView {
-    let sync_view = RwSignal::new(SyncView::default());
-    sync::start(sync_view);
-    let pending = Signal::derive(move || sync_view.with(|v| v.pending));
+    services::provide();
     view! {
         <header class="top">
             <h1 class="brand">"KeyDo " <span lang="zh">"键道"</span></h1>
@@ -21,8 +19,8 @@ pub fn App() -> impl IntoView {
         <main>
             <Game/>
             <aside class="side">
-                <SyncStatus view=sync_view/>
-                <Leaderboard outbox_changed=pending/>
+                <SyncStatus/>
+                <Leaderboard/>
             </aside>
         </main>
     }

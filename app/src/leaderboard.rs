@@ -4,33 +4,25 @@
 //! so instead of showing stale ranks. The player's own row is highlighted, and
 //! their rank is shown even when it is below the list.
 
-use gloo_net::http::Request;
+use crate::services::api::{self, BoardUnavailable};
+use crate::services::sync::Coordinator;
 use keydo_core::Mode;
-use keydo_core::api::{Board, ErrorBody, Leaderboard as Board_, OwnRank};
+use keydo_core::api::{Board, Leaderboard as Fetched, OwnRank};
 use keydo_core::week::week_label;
-use keydo_storage::{Credentials, Db};
 use leptos::prelude::*;
 
-/// Why the board cannot be shown.
-#[derive(Debug, Clone, PartialEq)]
-enum Unavailable {
-    Offline,
-    Server(String),
-}
-
 #[component]
-pub fn Leaderboard(
-    /// Changes whenever the outbox changes, so a delivered score shows up.
-    #[prop(into)]
-    outbox_changed: Signal<usize>,
-) -> impl IntoView {
+pub fn Leaderboard() -> impl IntoView {
+    let sync_view = expect_context::<Coordinator>().view();
+    // Changes whenever the outbox does, so a delivered score shows up.
+    let outbox_changed = Memo::new(move |_| sync_view.with(|v| v.pending));
     let (mode, set_mode) = signal(Mode::Time);
     let (board, set_board) = signal(Board::Weekly);
     let (refreshes, set_refreshes) = signal(0u32);
     let fetched = LocalResource::new(move || {
         outbox_changed.track();
         refreshes.track();
-        fetch_board(mode.get(), board.get())
+        api::leaderboard(mode.get(), board.get())
     });
     let tab = move |b: Board, label: &'static str| {
         view! {
@@ -60,7 +52,7 @@ pub fn Leaderboard(
                     >
                         {Mode::ALL
                             .into_iter()
-                            .map(|m| view! { <option value=m.id()>{m.id()}</option> })
+                            .map(|m| view! { <option value=m.id()>{m.name()}</option> })
                             .collect_view()}
                     </select>
                 </label>
@@ -71,21 +63,22 @@ pub fn Leaderboard(
             </div>
             {move || match fetched.get() {
                 None => view! { <p class="muted">"Loading…"</p> }.into_any(),
-                Some(Err(Unavailable::Offline)) => view! {
-                    <p class="muted" data-testid="leaderboard-offline">
-                        "You are offline. The leaderboard needs a connection; your scores are kept and will be sent."
-                    </p>
-                }.into_any(),
-                Some(Err(Unavailable::Server(words))) => view! {
-                    <p class="muted" data-testid="leaderboard-error">{words}</p>
-                }.into_any(),
+                Some(Err(unavailable)) => {
+                    let testid = if unavailable == BoardUnavailable::Offline {
+                        "leaderboard-offline"
+                    } else {
+                        "leaderboard-error"
+                    };
+                    view! { <p class="muted" data-testid=testid>{unavailable_words(unavailable)}</p> }.into_any()
+                }
                 Some(Ok(fetched)) => table(fetched).into_any(),
             }}
         </section>
     }
 }
 
-fn table(fetched: Board_) -> impl IntoView {
+fn table(fetched: Fetched) -> impl IntoView {
+    let mode = fetched.mode;
     let me = fetched.me.clone();
     let own_rank = me.as_ref().map(|m| m.rank);
     let caption = match fetched.board {
@@ -98,7 +91,7 @@ fn table(fetched: Board_) -> impl IntoView {
     let below_list = me
         .filter(|m| !fetched.entries.iter().any(|e| e.rank == m.rank))
         .map(|OwnRank { rank, value, .. }| {
-            view! { <p class="own-rank" data-testid="own-rank">{format!("You: #{rank} with {value}")}</p> }
+            view! { <p class="own-rank" data-testid="own-rank">{format!("You: #{rank} with {}", mode.format_value(value))}</p> }
         });
     view! {
         <table>
@@ -114,7 +107,7 @@ fn table(fetched: Board_) -> impl IntoView {
                             <tr data-testid="leaderboard" data-value=e.value class:me=mine>
                                 <td>{e.rank}</td>
                                 <td>{e.display_name}{mine.then_some(" (you)")}</td>
-                                <td>{e.value}</td>
+                                <td>{mode.format_value(e.value)}</td>
                             </tr>
                         }
                     })
@@ -126,37 +119,21 @@ fn table(fetched: Board_) -> impl IntoView {
     }
 }
 
-async fn fetch_board(mode: Mode, board: Board) -> Result<Board_, Unavailable> {
-    if !window().navigator().on_line() {
-        return Err(Unavailable::Offline);
-    }
-    let credentials = match Db::open().await {
-        Ok(db) => db.credentials().await.ok().flatten(),
-        Err(_) => None,
-    };
-    let url = format!("/api/leaderboard?mode={}&board={}", mode.id(), board.id());
-    let send = |credentials: Option<Credentials>| {
-        let mut request = Request::get(&url);
-        if let Some(credentials) = credentials {
-            request = request.header("Authorization", &format!("Bearer {}", credentials.token));
+/// Why the board is missing, in words.
+fn unavailable_words(unavailable: BoardUnavailable) -> String {
+    match unavailable {
+        BoardUnavailable::Offline => "You are offline. The leaderboard needs a connection; \
+             your scores are kept and will be sent."
+            .to_owned(),
+        BoardUnavailable::TimedOut => {
+            "The server took too long to answer. Try again later.".to_owned()
         }
-        request.send()
-    };
-    let mut response = send(credentials).await.map_err(|_| Unavailable::Offline)?;
-    if response.status() == 401 && credentials.is_some() {
-        // The server no longer knows this save (the sync renews it with the next
-        // score): the board itself is public, so show it without the own rank.
-        response = send(None).await.map_err(|_| Unavailable::Offline)?;
+        BoardUnavailable::Unreadable => {
+            "The server's answer could not be read. Try again later.".to_owned()
+        }
+        BoardUnavailable::Refused(Some(message)) => message,
+        BoardUnavailable::Refused(None) => {
+            "The leaderboard is briefly unavailable. Try again later.".to_owned()
+        }
     }
-    if response.ok() {
-        return response.json().await.map_err(|_| {
-            Unavailable::Server("The server's answer could not be read. Try again later.".into())
-        });
-    }
-    let message = response
-        .json::<ErrorBody>()
-        .await
-        .map(|b| b.error.message)
-        .unwrap_or_else(|_| "The leaderboard is briefly unavailable. Try again later.".into());
-    Err(Unavailable::Server(message))
 }

@@ -3,9 +3,10 @@
 mod app;
 mod game;
 mod leaderboard;
-mod pwa;
-mod sync;
+mod services;
+mod shell_status;
 mod sync_status;
+mod wording;
 
 fn main() {
     leptos::mount::mount_to_body(app::App);

@@ -93,30 +93,12 @@ pub fn missing_on_server(
 mod tests {
     use super::*;
     use crate::mode::Mode;
-    use crate::score::Stats;
+    use crate::outbox::tests::game as result;
     use crate::week::week_of;
-    use uuid::Uuid;
 
     /// Tuesday 2026-12-01 12:00 UTC+8.
     const NOON: u64 = 1_796_097_600_000;
     const WEEK_MS: u64 = 7 * 24 * 3_600_000;
-
-    fn result(id: u128, mode: Mode, correct_chars: u32, played_at: u64) -> OutboxEntry {
-        let stats = Stats {
-            duration_ms: 30_000,
-            correct_chars,
-            errors: 0,
-            keystrokes: correct_chars,
-            correct_keystrokes: correct_chars,
-        };
-        OutboxEntry::new(
-            Uuid::from_u128(id),
-            Uuid::from_u128(0xA),
-            mode,
-            stats,
-            played_at,
-        )
-    }
 
     fn ids(entries: &[OutboxEntry]) -> Vec<u128> {
         entries.iter().map(|e| e.score_id.as_u128()).collect()

@@ -1,5 +1,9 @@
-//! The four game modes and their stable ids (`time`, `words`, `quote`, `zh`).
+//! The four game modes and everything that differs between them: stable ids (`time`,
+//! `words`, `quote`, `zh`), names, the language typed, the speed a mode is scored in
+//! (net WPM or 字/分), its unit, and how a leaderboard `value` (speed × 100) reads.
+//! Every other crate asks here instead of matching on modes itself.
 
+use crate::score::{self, Stats};
 use serde::{Deserialize, Serialize};
 use std::fmt;
 use std::str::FromStr;
@@ -29,6 +33,90 @@ impl Mode {
             Mode::Words => "words",
             Mode::Quote => "quote",
             Mode::Zh => "zh",
+        }
+    }
+
+    /// The name people read.
+    pub fn name(self) -> &'static str {
+        match self {
+            Mode::Time => "Time",
+            Mode::Words => "Words",
+            Mode::Quote => "Quote",
+            Mode::Zh => "中文",
+        }
+    }
+
+    /// What the mode asks of the player, in the language it is played in.
+    pub fn description(self) -> &'static str {
+        match self {
+            Mode::Time => "60 seconds of common words",
+            Mode::Words => "50 common words",
+            Mode::Quote => "one English passage",
+            Mode::Zh => "一段中文，用输入法",
+        }
+    }
+
+    /// The language of the text the player types.
+    pub fn language(self) -> Language {
+        match self {
+            Mode::Time | Mode::Words | Mode::Quote => Language::English,
+            Mode::Zh => Language::Chinese,
+        }
+    }
+
+    /// The unit of the mode's speed: net words per minute, or 字 per minute.
+    pub fn speed_unit(self) -> &'static str {
+        match self.language() {
+            Language::English => "WPM",
+            Language::Chinese => "字/分",
+        }
+    }
+
+    /// How many typed characters make one unit of speed: a word is five characters,
+    /// a 字 is one.
+    pub fn chars_per_unit(self) -> u32 {
+        match self.language() {
+            Language::English => 5,
+            Language::Chinese => 1,
+        }
+    }
+
+    /// The speed the mode is scored in, in [`Mode::speed_unit`]: net WPM, or 速度 (字/分,
+    /// with 错一罚五). The leaderboard value is this × 100, rounded ([`score::value`]).
+    pub fn speed(self, stats: &Stats) -> f64 {
+        match self.language() {
+            Language::English => score::net_wpm(stats),
+            Language::Chinese => score::zi_per_minute(stats),
+        }
+    }
+
+    /// A leaderboard value as people read it: the speed with two decimals and its
+    /// unit, e.g. `5234` → `52.34 WPM`.
+    pub fn format_value(self, value: i64) -> String {
+        let sign = if value < 0 { "-" } else { "" };
+        let magnitude = value.unsigned_abs();
+        format!(
+            "{sign}{}.{:02} {}",
+            magnitude / 100,
+            magnitude % 100,
+            self.speed_unit()
+        )
+    }
+}
+
+/// The language a mode is typed in.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Language {
+    English,
+    Chinese,
+}
+
+impl Language {
+    /// The BCP 47 tag, for `lang` attributes.
+    pub fn tag(self) -> &'static str {
+        match self {
+            Language::English => "en",
+            Language::Chinese => "zh",
         }
     }
 }
@@ -66,5 +154,48 @@ mod tests {
             assert_eq!(json, format!("\"{}\"", mode.id()));
         }
         assert_eq!("TIME".parse::<Mode>(), Err(UnknownMode));
+    }
+
+    #[test]
+    fn names_are_distinct_and_units_follow_the_language() {
+        let names: std::collections::HashSet<_> = Mode::ALL.iter().map(|m| m.name()).collect();
+        assert_eq!(names.len(), Mode::ALL.len());
+        for mode in [Mode::Time, Mode::Words, Mode::Quote] {
+            assert_eq!(mode.language().tag(), "en");
+            assert_eq!((mode.speed_unit(), mode.chars_per_unit()), ("WPM", 5));
+        }
+        assert_eq!(Mode::Zh.language().tag(), "zh");
+        assert_eq!(
+            (Mode::Zh.speed_unit(), Mode::Zh.chars_per_unit()),
+            ("字/分", 1)
+        );
+    }
+
+    #[test]
+    fn the_speed_is_the_value_before_scaling() {
+        let stats = Stats {
+            duration_ms: 30_000,
+            correct_chars: 100,
+            errors: 2,
+            keystrokes: 110,
+            correct_keystrokes: 105,
+        };
+        // 100 characters = 20 words in half a minute; (102 − 10) 字 in half a minute.
+        assert_eq!(Mode::Words.speed(&stats), 40.0);
+        assert_eq!(Mode::Zh.speed(&stats), 184.0);
+        for mode in Mode::ALL {
+            let value = score::value(mode, &stats);
+            assert_eq!(value, (mode.speed(&stats) * 100.0).round() as i64, "{mode}");
+        }
+    }
+
+    #[test]
+    fn values_read_as_speeds_with_two_decimals() {
+        assert_eq!(Mode::Time.format_value(5234), "52.34 WPM");
+        assert_eq!(Mode::Quote.format_value(7), "0.07 WPM");
+        assert_eq!(Mode::Words.format_value(0), "0.00 WPM");
+        assert_eq!(Mode::Zh.format_value(18_400), "184.00 字/分");
+        // Never sent by the server, but a negative value must still read as one.
+        assert_eq!(Mode::Words.format_value(-5), "-0.05 WPM");
     }
 }

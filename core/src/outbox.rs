@@ -346,7 +346,7 @@ impl SyncState {
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
     use crate::backoff::MAX_DELAY_MS;
     use proptest::prelude::*;
@@ -358,7 +358,8 @@ mod tests {
         save_renewed: false,
     };
 
-    fn entry(id: u128, correct_chars: u32, played_at: u64) -> OutboxEntry {
+    /// A flawless 30-second game of `profile` 0xA, so its value follows `correct_chars`.
+    pub(crate) fn game(id: u128, mode: Mode, correct_chars: u32, played_at: u64) -> OutboxEntry {
         let stats = Stats {
             duration_ms: 30_000,
             correct_chars,
@@ -366,7 +367,11 @@ mod tests {
             keystrokes: correct_chars,
             correct_keystrokes: correct_chars,
         };
-        OutboxEntry::new(Uuid::from_u128(id), PROFILE, Mode::Words, stats, played_at)
+        OutboxEntry::new(Uuid::from_u128(id), PROFILE, mode, stats, played_at)
+    }
+
+    fn entry(id: u128, correct_chars: u32, played_at: u64) -> OutboxEntry {
+        game(id, Mode::Words, correct_chars, played_at)
     }
 
     #[test]

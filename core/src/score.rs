@@ -172,12 +172,17 @@ pub fn validate(mode: Mode, stats: &Stats, value: i64) -> Result<i64, Implausibl
     Ok(derived)
 }
 
-/// Whether the unrounded speed is above the mode's human limit.
-fn exceeds_speed_limit(mode: Mode, stats: &Stats) -> bool {
-    let limit = u128::from(match mode {
+/// The mode's human speed limit, in its [`Mode::speed_unit`].
+fn max_speed(mode: Mode) -> u64 {
+    match mode {
         Mode::Time | Mode::Words | Mode::Quote => MAX_NET_WPM,
         Mode::Zh => MAX_ZI_PER_MINUTE,
-    });
+    }
+}
+
+/// Whether the unrounded speed is above the mode's human limit.
+fn exceeds_speed_limit(mode: Mode, stats: &Stats) -> bool {
+    let limit = u128::from(max_speed(mode));
     // units / per_unit / (ms / 60_000) > limit, cross-multiplied.
     let (units, per_unit) = speed_fraction(mode, stats);
     units * MS_PER_MINUTE > limit * per_unit * u128::from(stats.duration_ms)
@@ -248,18 +253,13 @@ impl fmt::Display for Implausible {
                 f,
                 "The score {claimed} does not match the game's statistics, which earn {derived}."
             ),
-            Implausible::TooFast { mode, value } => {
-                let (limit, unit) = match mode {
-                    Mode::Time | Mode::Words | Mode::Quote => (MAX_NET_WPM, "WPM"),
-                    Mode::Zh => (MAX_ZI_PER_MINUTE, "字/分"),
-                };
-                write!(
-                    f,
-                    "A speed of {}.{:02} {unit} is beyond the human limit of {limit} {unit}.",
-                    value / 100,
-                    value % 100
-                )
-            }
+            Implausible::TooFast { mode, value } => write!(
+                f,
+                "A speed of {} is beyond the human limit of {} {}.",
+                mode.format_value(*value),
+                max_speed(*mode),
+                mode.speed_unit()
+            ),
             Implausible::LowAccuracy {
                 correct_keystrokes,
                 keystrokes,

@@ -2,8 +2,9 @@
 //! costs at its core (bearer read, JSON parse, one SQLite upsert), with none of the
 //! server's pipeline, so `scripts/bench-server.sh` can show what the pipeline costs.
 //!
-//! `cargo run --release --example bare_upsert -- <addr> <database file>`; the bearer
-//! token stands in for the player id.
+//! `cargo run --release --example bare_upsert -- <addr> <database file> [synchronous]`
+//! (`NORMAL` unless given, e.g. `FULL`); the bearer token stands in for the player id.
+//! It commits each upsert on its own, so with `FULL` every request waits for an fsync.
 
 use axum::extract::State;
 use axum::http::{HeaderMap, StatusCode, header};
@@ -18,11 +19,12 @@ use std::sync::{Arc, Mutex};
 async fn main() -> anyhow::Result<()> {
     let mut args = std::env::args().skip(1);
     let (Some(addr), Some(file)) = (args.next(), args.next()) else {
-        anyhow::bail!("usage: bare_upsert <addr> <database file>");
+        anyhow::bail!("usage: bare_upsert <addr> <database file> [synchronous]");
     };
+    let synchronous = args.next().unwrap_or_else(|| "NORMAL".to_owned());
     let connection = Connection::open(file)?;
     connection.pragma_update(None, "journal_mode", "WAL")?;
-    connection.pragma_update(None, "synchronous", "NORMAL")?;
+    connection.pragma_update(None, "synchronous", &synchronous)?;
     connection.execute_batch(
         "CREATE TABLE IF NOT EXISTS scores (
              player_id TEXT NOT NULL, mode TEXT NOT NULL, value BIGINT NOT NULL,

@@ -5,16 +5,16 @@
 //! [`Player`] travels to the handler as a request extension. Failed attempts spend the
 //! client's per-IP budget, so guessing tokens is as slow as any other abuse.
 
+use crate::client::ClientIp;
 use crate::error::ApiError;
-use crate::rate_limit::client_ip;
 use crate::state::AppState;
 use crate::store::queries::Player;
-use axum::extract::{ConnectInfo, Request, State};
+use axum::extract::{Extension, Request, State};
 use axum::http::{HeaderValue, header};
 use axum::middleware::Next;
 use axum::response::Response;
 use sha2::{Digest, Sha256};
-use std::net::SocketAddr;
+use std::net::IpAddr;
 
 /// The token part of `^Bearer ([a-fA-F0-9-]{36})$`.
 const TOKEN_LEN: usize = 36;
@@ -22,7 +22,7 @@ const TOKEN_LEN: usize = 36;
 /// Middleware for routes that need a save: no valid token, no entry (401).
 pub async fn require(
     State(state): State<AppState>,
-    ConnectInfo(client): ConnectInfo<SocketAddr>,
+    Extension(ClientIp(client)): Extension<ClientIp>,
     mut request: Request,
     next: Next,
 ) -> Result<Response, ApiError> {
@@ -38,7 +38,7 @@ pub async fn require(
 /// `me`). A token that is present must still be valid.
 pub async fn accept(
     State(state): State<AppState>,
-    ConnectInfo(client): ConnectInfo<SocketAddr>,
+    Extension(ClientIp(client)): Extension<ClientIp>,
     mut request: Request,
     next: Next,
 ) -> Result<Response, ApiError> {
@@ -57,7 +57,7 @@ pub fn token_sha256(token: &str) -> String {
 
 async fn resolve(
     state: &AppState,
-    client: SocketAddr,
+    client: IpAddr,
     authorization: &HeaderValue,
 ) -> Result<Player, ApiError> {
     let Some(token) = bearer_token(authorization) else {
@@ -79,8 +79,8 @@ fn bearer_token(authorization: &HeaderValue) -> Option<&str> {
 }
 
 /// 401, or 429 once this client has failed too often.
-fn refuse(state: &AppState, client: SocketAddr) -> ApiError {
-    match state.rate_limiters.spend_ip(client_ip(client)) {
+fn refuse(state: &AppState, client: IpAddr) -> ApiError {
+    match state.rate_limiters.spend_ip(client) {
         Ok(()) => ApiError::unauthorized(),
         Err(rate_limited) => rate_limited,
     }

@@ -3,8 +3,13 @@
 //! Every flag has an environment variable so operators and tests can script the
 //! server without building argument lists; SPEC §9 fixes the names.
 
+use crate::client::{TrustedProxies, parse_network};
+use crate::connections::ConnectionLimits;
+use crate::origin;
 use crate::settings::{RateLimits, Settings};
+use crate::store::StoreOptions;
 use clap::{Args, Parser, Subcommand};
+use ipnet::IpNet;
 use std::net::SocketAddr;
 use std::num::NonZeroU32;
 use std::path::PathBuf;
@@ -37,7 +42,7 @@ pub struct Cli {
 #[derive(Debug, Subcommand)]
 pub enum Command {
     /// Serve the shell and the API (the default).
-    Serve(ServeArgs),
+    Serve(Box<ServeArgs>),
     /// Write a consistent copy of the live SQLite database to <FILE>.
     #[command(after_long_help = RESTORE_HELP)]
     Backup(BackupArgs),
@@ -56,11 +61,26 @@ pub struct ServeArgs {
     #[command(flatten)]
     pub database: DatabaseArgs,
 
-    /// The origin browsers use to reach this server, e.g. `https://keydo.example`,
-    /// when it runs behind a proxy. API requests carrying any other `Origin` are refused
-    /// (403). Without it the server's origin is `http://<Host header>`.
+    /// The origin browsers use to reach this server, e.g. `https://keydo.example`
+    /// (case, a default port and a trailing slash do not matter). API requests carrying
+    /// any other `Origin` are refused (403). Required when --addr is not a loopback
+    /// address; without it the server's origin is `http(s)://<Host header>`.
     #[arg(long, env = "KEYDO_PUBLIC_ORIGIN")]
     pub public_origin: Option<String>,
+
+    /// Reverse proxies (addresses or networks, comma-separated, e.g.
+    /// `127.0.0.1,10.0.0.0/8`) whose `Forwarded` / `X-Forwarded-For` headers name the
+    /// client. Requests from anyone else are attributed to their TCP peer.
+    #[arg(long, env = "KEYDO_TRUSTED_PROXIES", value_delimiter = ',', value_parser = parse_network)]
+    pub trusted_proxies: Vec<IpNet>,
+
+    #[command(flatten)]
+    pub tls: TlsArgs,
+
+    /// Address for Prometheus metrics (`GET /metrics`), e.g. `127.0.0.1:9090`. Keep it
+    /// private: it is served without authentication. Off when unset.
+    #[arg(long, env = "KEYDO_METRICS_ADDR")]
+    pub metrics_addr: Option<SocketAddr>,
 
     #[command(flatten)]
     pub rate_limits: RateLimitArgs,
@@ -68,6 +88,61 @@ pub struct ServeArgs {
     /// Seconds an API request may take before it is answered 503.
     #[arg(long, env = "KEYDO_REQUEST_TIMEOUT_SECS", default_value_t = 10)]
     pub request_timeout_secs: u64,
+
+    #[command(flatten)]
+    pub connections: ConnectionArgs,
+
+    /// PostgreSQL: seconds a statement may run, and a request may wait for a database
+    /// connection, before the answer is 503 DATABASE_UNAVAILABLE.
+    #[arg(long, env = "KEYDO_DATABASE_TIMEOUT_SECS", default_value_t = 5)]
+    pub database_timeout_secs: u64,
+
+    /// PostgreSQL: a PEM file of the certificate authority the database's certificate
+    /// must chain to (its host name is then checked too). Without it, TLS to the
+    /// database (`?sslmode=require` in the URL) encrypts but does not authenticate.
+    #[arg(long, env = "KEYDO_DATABASE_CA_FILE")]
+    pub database_ca_file: Option<PathBuf>,
+
+    /// Seconds a save's token, once checked, is trusted without asking the database.
+    /// After a database restore, tokens it no longer has stop working within this.
+    #[arg(long, env = "KEYDO_TOKEN_CACHE_SECS", default_value_t = 60)]
+    pub token_cache_secs: u64,
+}
+
+/// TLS terminated by the server itself (instead of a reverse proxy).
+#[derive(Debug, Clone, Args)]
+pub struct TlsArgs {
+    /// PEM certificate chain to serve HTTPS with (needs --tls-key).
+    #[arg(long, env = "KEYDO_TLS_CERT", requires = "tls_key")]
+    pub tls_cert: Option<PathBuf>,
+
+    /// PEM private key of --tls-cert.
+    #[arg(long, env = "KEYDO_TLS_KEY", requires = "tls_cert")]
+    pub tls_key: Option<PathBuf>,
+}
+
+/// Bounds on client connections.
+#[derive(Debug, Clone, Args)]
+pub struct ConnectionArgs {
+    /// Connections served at once; further ones wait to be accepted.
+    #[arg(long, env = "KEYDO_MAX_CONNECTIONS", default_value_t = 10_000,
+          value_parser = clap::value_parser!(u32).range(1..))]
+    pub max_connections: u32,
+
+    /// Seconds a client has to send a request's head, from when the server starts
+    /// waiting for it; an idle keep-alive connection is closed after this too.
+    #[arg(long, env = "KEYDO_HEADER_TIMEOUT_SECS", default_value_t = 10,
+          value_parser = clap::value_parser!(u64).range(1..))]
+    pub header_timeout_secs: u64,
+
+    /// Seconds a response may wait on a client that does not read it.
+    #[arg(long, env = "KEYDO_SEND_TIMEOUT_SECS", default_value_t = 30,
+          value_parser = clap::value_parser!(u64).range(1..))]
+    pub send_timeout_secs: u64,
+
+    /// Seconds to let in-flight requests finish after SIGTERM/SIGINT.
+    #[arg(long, env = "KEYDO_SHUTDOWN_TIMEOUT_SECS", default_value_t = 10)]
+    pub shutdown_timeout_secs: u64,
 }
 
 /// Where the database lives.
@@ -110,20 +185,52 @@ pub struct BackupArgs {
 }
 
 impl ServeArgs {
-    /// What the router needs from the command line.
-    pub fn settings(&self) -> Settings {
-        Settings {
+    /// What the router needs from the command line, checked: a public origin that is
+    /// one, and one at all when listening beyond loopback.
+    pub fn settings(&self) -> anyhow::Result<Settings> {
+        let public_origin = self
+            .public_origin
+            .as_deref()
+            .map(origin::normalise)
+            .transpose()
+            .map_err(|error| anyhow::anyhow!("--public-origin: {error}"))?;
+        if public_origin.is_none() && !self.addr.ip().is_loopback() {
+            anyhow::bail!(
+                "--addr {} is not a loopback address, so browsers will reach this server \
+                 by a name: set --public-origin (or KEYDO_PUBLIC_ORIGIN) to the URL they \
+                 use, e.g. --public-origin https://keydo.example",
+                self.addr
+            );
+        }
+        Ok(Settings {
             dist: self.dist.clone(),
-            public_origin: self
-                .public_origin
-                .as_deref()
-                .map(|origin| origin.trim_end_matches('/').to_owned()),
+            public_origin,
+            tls: self.tls.tls_cert.is_some(),
+            trusted_proxies: TrustedProxies::new(self.trusted_proxies.clone()),
             rate_limits: RateLimits {
                 per_ip_per_minute: self.rate_limits.rate_limit_per_ip,
                 per_identity_per_minute: self.rate_limits.rate_limit_per_identity,
                 save_creations_per_minute: self.rate_limits.rate_limit_saves,
             },
             request_timeout: Duration::from_secs(self.request_timeout_secs),
+        })
+    }
+
+    pub fn connection_limits(&self) -> ConnectionLimits {
+        let connections = &self.connections;
+        ConnectionLimits {
+            max_connections: connections.max_connections as usize,
+            header_timeout: Duration::from_secs(connections.header_timeout_secs),
+            send_timeout: Duration::from_secs(connections.send_timeout_secs),
+            shutdown_timeout: Duration::from_secs(connections.shutdown_timeout_secs),
+        }
+    }
+
+    pub fn store_options(&self) -> StoreOptions {
+        StoreOptions {
+            token_ttl: Duration::from_secs(self.token_cache_secs),
+            database_timeout: Duration::from_secs(self.database_timeout_secs),
+            database_ca_file: self.database_ca_file.clone(),
         }
     }
 }
@@ -151,5 +258,53 @@ mod tests {
         };
         assert_eq!(backup.file, PathBuf::from("b.sqlite3"));
         assert_eq!(backup.database.data_dir, PathBuf::from("d"));
+    }
+
+    fn serve_args(args: &[&str]) -> ServeArgs {
+        let cli = Cli::try_parse_from(["keydo-server"].iter().chain(args)).unwrap();
+        cli.serve
+    }
+
+    #[test]
+    fn off_loopback_a_public_origin_is_required() {
+        let error = serve_args(&["--addr", "0.0.0.0:8080"])
+            .settings()
+            .unwrap_err()
+            .to_string();
+        assert!(error.contains("--public-origin"), "{error}");
+        assert!(error.contains("KEYDO_PUBLIC_ORIGIN"), "{error}");
+        for loopback in ["127.0.0.1:8080", "[::1]:8080"] {
+            assert!(serve_args(&["--addr", loopback]).settings().is_ok());
+        }
+        let settings = serve_args(&[
+            "--addr",
+            "0.0.0.0:8080",
+            "--public-origin",
+            "HTTPS://KeyDo.Example:443/",
+        ])
+        .settings()
+        .unwrap();
+        assert_eq!(
+            settings.public_origin.as_deref(),
+            Some("https://keydo.example")
+        );
+        let error = serve_args(&["--public-origin", "keydo.example"])
+            .settings()
+            .unwrap_err();
+        assert!(
+            error.to_string().starts_with("--public-origin: "),
+            "{error}"
+        );
+    }
+
+    #[test]
+    fn trusted_proxies_and_tls_files_parse() {
+        let args = serve_args(&["--trusted-proxies", "127.0.0.1,10.0.0.0/8, ::1"]);
+        assert_eq!(args.trusted_proxies.len(), 3);
+        assert!(Cli::try_parse_from(["keydo-server", "--trusted-proxies", "proxy"]).is_err());
+        assert!(Cli::try_parse_from(["keydo-server", "--tls-cert", "c.pem"]).is_err());
+        let args = serve_args(&["--tls-cert", "c.pem", "--tls-key", "k.pem"]);
+        assert!(args.settings().unwrap().tls);
+        assert!(Cli::try_parse_from(["keydo-server", "--max-connections", "0"]).is_err());
     }
 }

@@ -7,6 +7,7 @@
 //! an empty body or the HTML shell. Causes of unexpected failures are logged inside the
 //! request's span, which carries the request id, and never reach the client.
 
+use crate::store::StoreError;
 use axum::Json;
 use axum::body::Body;
 use axum::extract::Request;
@@ -22,6 +23,8 @@ use tower_http::request_id::RequestId;
 
 /// What a client may rely on when 429 arrives: the limits are per minute.
 const RETRY_AFTER_SECONDS: &str = "60";
+/// When to try again after a 503 (a timeout, a database outage).
+const RETRY_AFTER_UNAVAILABLE_SECONDS: &str = "5";
 const UNAVAILABLE_MESSAGE: &str = "The service is briefly unavailable. Please try again.";
 
 /// An error answer: a status, a stable code and a sentence a person understands.
@@ -44,10 +47,30 @@ impl ApiError {
     }
 
     /// An unexpected failure. The cause is logged (with the request id, from the span)
-    /// and the client learns only that the service is briefly unavailable.
-    pub fn internal(cause: impl std::fmt::Display) -> Self {
+    /// and the client learns only that the service is briefly unavailable: 503
+    /// `DATABASE_UNAVAILABLE` when the cause is a database that cannot be reached, is
+    /// full or too slow (see [`StoreError::is_unavailable`]), else 500.
+    pub fn internal<E: std::fmt::Display + 'static>(cause: E) -> Self {
+        let store_error = (&cause as &dyn Any).downcast_ref::<StoreError>();
+        if store_error.is_some_and(StoreError::is_unavailable) {
+            tracing::warn!(cause = %cause, "the database is unavailable");
+            return Self::database_unavailable();
+        }
         tracing::error!(cause = %cause, "unexpected failure");
         Self::unavailable()
+    }
+
+    pub fn database_unavailable() -> Self {
+        Self::new(ApiCode::DatabaseUnavailable, UNAVAILABLE_MESSAGE)
+    }
+
+    /// The `Retry-After` this answer carries, if any.
+    fn retry_after(&self) -> Option<&'static str> {
+        match self.status {
+            StatusCode::TOO_MANY_REQUESTS => Some(RETRY_AFTER_SECONDS),
+            StatusCode::SERVICE_UNAVAILABLE => Some(RETRY_AFTER_UNAVAILABLE_SECONDS),
+            _ => None,
+        }
     }
 
     fn unavailable() -> Self {
@@ -143,18 +166,18 @@ impl ApiError {
 impl IntoResponse for ApiError {
     fn into_response(self) -> Response {
         let mut response = self.status.into_response();
-        if self.status == StatusCode::TOO_MANY_REQUESTS {
-            response.headers_mut().insert(
-                header::RETRY_AFTER,
-                HeaderValue::from_static(RETRY_AFTER_SECONDS),
-            );
+        if let Some(seconds) = self.retry_after() {
+            response
+                .headers_mut()
+                .insert(header::RETRY_AFTER, HeaderValue::from_static(seconds));
         }
         response.extensions_mut().insert(self);
         response
     }
 }
 
-/// Middleware: writes the JSON body of every API error, with the request id.
+/// Middleware: writes the JSON body of every API error, with the request id, and
+/// leaves the error's [`ApiCode`] on the response for the log line and the metrics.
 pub async fn render(request: Request, next: Next) -> Response {
     let is_api = crate::router::is_api_path(request.uri().path());
     let request_id = request
@@ -176,6 +199,13 @@ pub async fn render(request: Request, next: Next) -> Response {
     });
     let (mut parts, _) = response.into_parts();
     parts.headers.remove(header::CONTENT_LENGTH);
+    if let Some(seconds) = error.retry_after() {
+        parts
+            .headers
+            .entry(header::RETRY_AFTER)
+            .or_insert(HeaderValue::from_static(seconds));
+    }
+    parts.extensions.insert(error.code);
     // Whoever answered (the API, the timeout, the panic guard), an error is never cached.
     parts
         .headers
@@ -192,7 +222,7 @@ pub fn from_panic(payload: Box<dyn Any + Send + 'static>) -> Response<Body> {
         .map(|s| (*s).to_owned())
         .or_else(|| payload.downcast_ref::<String>().cloned())
         .unwrap_or_else(|| "a panic without a message".to_owned());
-    ApiError::internal(format_args!("panic: {message}")).into_response()
+    ApiError::internal(format!("panic: {message}")).into_response()
 }
 
 fn is_error(status: StatusCode) -> bool {

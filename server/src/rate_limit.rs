@@ -5,18 +5,20 @@
 //! Limits are GCRA buckets from `governor`: a client may burst up to its per-minute
 //! limit and earns requests back at that rate. Save creation is stricter: a burst of
 //! `n`, then one per minute, so no 60 seconds ever see more than `n` new saves from
-//! one address. The client is the TCP peer: `X-Forwarded-For` is not trusted, as any
-//! client can write it.
+//! one address. The client is the [`ClientIp`]: the TCP peer, or behind trusted
+//! proxies the address they forward (see [`crate::client`]).
 
+use crate::client::ClientIp;
 use crate::error::ApiError;
+use crate::metrics::{Limit, metrics};
 use crate::settings::RateLimits;
 use crate::state::AppState;
 use crate::store::queries::Player;
-use axum::extract::{ConnectInfo, Request, State};
+use axum::extract::{Extension, Request, State};
 use axum::middleware::Next;
 use axum::response::Response;
 use governor::{DefaultKeyedRateLimiter, Quota, RateLimiter};
-use std::net::{IpAddr, Ipv6Addr, SocketAddr};
+use std::net::{IpAddr, Ipv6Addr};
 use std::time::Duration;
 
 const MINUTE: Duration = Duration::from_secs(60);
@@ -43,20 +45,20 @@ impl RateLimiters {
 
     pub fn spend_ip(&self, ip: IpAddr) -> Result<(), ApiError> {
         self.per_ip
-            .check_key(&ip)
-            .map_err(|_| ApiError::rate_limited())
+            .check_key(&client_key(ip))
+            .map_err(|_| refused(Limit::PerIp))
     }
 
     pub fn spend_identity(&self, player_id: &str) -> Result<(), ApiError> {
         self.per_identity
             .check_key(&player_id.to_owned())
-            .map_err(|_| ApiError::rate_limited())
+            .map_err(|_| refused(Limit::PerIdentity))
     }
 
     pub fn spend_save_creation(&self, ip: IpAddr) -> Result<(), ApiError> {
         self.save_creations
-            .check_key(&ip)
-            .map_err(|_| ApiError::rate_limited())
+            .check_key(&client_key(ip))
+            .map_err(|_| refused(Limit::SaveCreations))
     }
 
     /// Drops the state of clients whose buckets are full again, so the maps do not
@@ -68,6 +70,11 @@ impl RateLimiters {
     }
 }
 
+fn refused(limit: Limit) -> ApiError {
+    metrics().rate_limited(limit);
+    ApiError::rate_limited()
+}
+
 fn forget_idle<K: Clone + Eq + std::hash::Hash>(limiter: &DefaultKeyedRateLimiter<K>) {
     limiter.retain_recent();
     limiter.shrink_to_fit();
@@ -76,11 +83,11 @@ fn forget_idle<K: Clone + Eq + std::hash::Hash>(limiter: &DefaultKeyedRateLimite
 /// Middleware: per IP, then per identity (when the request carries one).
 pub async fn spend(
     State(state): State<AppState>,
-    ConnectInfo(client): ConnectInfo<SocketAddr>,
+    Extension(ClientIp(client)): Extension<ClientIp>,
     request: Request,
     next: Next,
 ) -> Result<Response, ApiError> {
-    state.rate_limiters.spend_ip(client_ip(client))?;
+    state.rate_limiters.spend_ip(client)?;
     if let Some(player) = request.extensions().get::<Player>() {
         state.rate_limiters.spend_identity(&player.player_id)?;
     }
@@ -90,18 +97,18 @@ pub async fn spend(
 /// Middleware for `POST /api/saves`: the save-creation limit.
 pub async fn spend_save_creation(
     State(state): State<AppState>,
-    ConnectInfo(client): ConnectInfo<SocketAddr>,
+    Extension(ClientIp(client)): Extension<ClientIp>,
     request: Request,
     next: Next,
 ) -> Result<Response, ApiError> {
-    state.rate_limiters.spend_save_creation(client_ip(client))?;
+    state.rate_limiters.spend_save_creation(client)?;
     Ok(next.run(request).await)
 }
 
 /// The key a client is counted under: its IPv4 address, or its IPv6 /64 (one host
 /// usually owns a whole /64 and could otherwise rotate addresses at will).
-pub fn client_ip(client: SocketAddr) -> IpAddr {
-    match client.ip() {
+fn client_key(client: IpAddr) -> IpAddr {
+    match client {
         IpAddr::V6(ip) => match ip.to_ipv4_mapped() {
             Some(ipv4) => IpAddr::V4(ipv4),
             None => {
@@ -156,12 +163,21 @@ mod tests {
 
     #[test]
     fn ipv6_clients_are_counted_per_64() {
-        let a: SocketAddr = "[2001:db8:1:2:aaaa::1]:1".parse().unwrap();
-        let b: SocketAddr = "[2001:db8:1:2:bbbb::2]:2".parse().unwrap();
-        let other: SocketAddr = "[2001:db8:1:3::1]:3".parse().unwrap();
-        assert_eq!(client_ip(a), client_ip(b));
-        assert_ne!(client_ip(a), client_ip(other));
-        let mapped: SocketAddr = "[::ffff:192.0.2.7]:4".parse().unwrap();
-        assert_eq!(client_ip(mapped), "192.0.2.7".parse::<IpAddr>().unwrap());
+        let ip = |text: &str| text.parse::<IpAddr>().unwrap();
+        let (a, b) = (ip("2001:db8:1:2:aaaa::1"), ip("2001:db8:1:2:bbbb::2"));
+        let other = ip("2001:db8:1:3::1");
+        assert_eq!(client_key(a), client_key(b));
+        assert_ne!(client_key(a), client_key(other));
+        assert_eq!(client_key(ip("::ffff:192.0.2.7")), ip("192.0.2.7"));
+
+        // One /64 shares its budgets, for requests and for new saves alike.
+        let limiters = limiters(2, 100, 1);
+        limiters.spend_ip(a).unwrap();
+        limiters.spend_ip(b).unwrap();
+        assert!(limiters.spend_ip(ip("2001:db8:1:2::3")).is_err());
+        limiters.spend_ip(other).unwrap();
+        limiters.spend_save_creation(a).unwrap();
+        assert!(limiters.spend_save_creation(b).is_err());
+        limiters.spend_save_creation(other).unwrap();
     }
 }

@@ -1,15 +1,19 @@
 //! The whole HTTP surface, assembled top-down in the order a request meets it.
 //!
-//! Every request: gets a fresh request id → is logged → may be compressed → has its
-//! API error body written → is cut off after the timeout → has panics turned into
-//! 500s. Then `/api/*` goes through the API pipeline (see [`crate::api`]) and
-//! everything else is a file of the built shell.
+//! Every request: gets a fresh request id → is attributed to a client (the peer, or
+//! who trusted proxies say it is) → is logged → gets the security headers → is counted
+//! in the metrics → may be compressed → has its API error body written → is cut off
+//! after the timeout → has panics turned into 500s. Then `/api/*` goes through the API
+//! pipeline (see [`crate::api`]) and everything else is a file of the built shell.
 
+use crate::security_headers::{self, SecurityHeaders};
 use crate::state::AppState;
-use crate::{api, error, request_log, static_files};
+use crate::{api, client, error, metrics, request_log, static_files};
 use axum::Router;
 use axum::extract::Request;
 use axum::http::StatusCode;
+use axum::middleware::{from_fn, from_fn_with_state};
+use std::sync::Arc;
 use tower::ServiceBuilder;
 use tower_http::catch_panic::CatchPanicLayer;
 use tower_http::compression::CompressionLayer;
@@ -24,6 +28,8 @@ pub fn is_api_path(path: &str) -> bool {
 /// The application: the API and the shell behind the shared layers.
 pub fn build(state: AppState) -> Router {
     let request_timeout = state.settings.request_timeout;
+    let trusted_proxies = Arc::new(state.settings.trusted_proxies.clone());
+    let security_headers = Arc::new(SecurityHeaders::new(&state.settings));
     let api = api::routes(&state);
     Router::new()
         .nest("/api", api.clone())
@@ -35,9 +41,15 @@ pub fn build(state: AppState) -> Router {
                 .map_request(forget_client_request_id)
                 .layer(SetRequestIdLayer::x_request_id(MakeRequestUuid))
                 .layer(PropagateRequestIdLayer::x_request_id())
+                .layer(from_fn_with_state(trusted_proxies, client::identify))
                 .layer(request_log::layer())
+                .layer(from_fn_with_state(
+                    security_headers,
+                    security_headers::apply,
+                ))
+                .layer(from_fn(metrics::observe))
                 .layer(CompressionLayer::new())
-                .layer(axum::middleware::from_fn(error::render))
+                .layer(from_fn(error::render))
                 .layer(TimeoutLayer::with_status_code(
                     StatusCode::SERVICE_UNAVAILABLE,
                     request_timeout,

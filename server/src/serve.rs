@@ -1,13 +1,12 @@
-//! `keydo-server serve`: opens the database, binds, serves until SIGINT/SIGTERM,
-//! then lets in-flight requests finish.
+//! `keydo-server serve`: checks the configuration, opens the database, binds (and the
+//! metrics address, when asked), serves until SIGINT/SIGTERM, then lets in-flight
+//! requests finish within the shutdown deadline.
 
 use crate::cli::ServeArgs;
 use crate::clock::SystemClock;
-use crate::router;
 use crate::state::AppState;
 use crate::store::{Location, Store};
-use axum::serve::ListenerExt;
-use std::net::SocketAddr;
+use crate::{connections, metrics, router, tls};
 use std::sync::Arc;
 use std::time::Duration;
 use tokio::net::TcpListener;
@@ -16,27 +15,46 @@ use tokio::net::TcpListener;
 const FORGET_IDLE_CLIENTS_EVERY: Duration = Duration::from_secs(60);
 
 pub async fn run(args: ServeArgs) -> anyhow::Result<()> {
+    let settings = args.settings()?;
+    let tls = match (&args.tls.tls_cert, &args.tls.tls_key) {
+        (Some(cert), Some(key)) => Some(tls::acceptor(cert, key)?),
+        _ => None,
+    };
     let location = Location::new(
         &args.database.data_dir,
         args.database.database_url.as_deref(),
     )?;
-    let store = tokio::task::spawn_blocking(move || Store::open(&location)).await??;
-    let state = AppState::new(args.settings(), store, Arc::new(SystemClock));
+    let store_options = args.store_options();
+    let store =
+        tokio::task::spawn_blocking(move || Store::open_with(&location, &store_options)).await??;
+    let state = AppState::new(settings, store, Arc::new(SystemClock));
     tokio::spawn(forget_idle_clients(state.clone()));
 
+    if let Some(metrics_addr) = args.metrics_addr {
+        let listener = TcpListener::bind(metrics_addr).await?;
+        tracing::info!(addr = %listener.local_addr()?, "metrics at /metrics");
+        tokio::spawn(async move {
+            if let Err(error) = metrics::serve(listener).await {
+                tracing::error!(cause = %error, "the metrics listener stopped");
+            }
+        });
+    }
+
     let listener = TcpListener::bind(args.addr).await?;
-    tracing::info!(addr = %listener.local_addr()?, dist = %args.dist.display(), "listening");
-    // Files are written as headers then body; with Nagle's algorithm the body would
-    // wait for the client's delayed ACK (~40 ms) on every response.
-    let listener = listener.tap_io(|connection| {
-        if let Err(error) = connection.set_nodelay(true) {
-            tracing::warn!(cause = %error, "could not set TCP_NODELAY");
-        }
-    });
-    let app = router::build(state).into_make_service_with_connect_info::<SocketAddr>();
-    axum::serve(listener, app)
-        .with_graceful_shutdown(shutdown_signal())
-        .await?;
+    tracing::info!(
+        addr = %listener.local_addr()?,
+        dist = %args.dist.display(),
+        tls = tls.is_some(),
+        "listening"
+    );
+    connections::serve(
+        listener,
+        router::build(state),
+        args.connection_limits(),
+        tls,
+        shutdown_signal(),
+    )
+    .await;
     tracing::info!("stopped");
     Ok(())
 }
@@ -66,5 +84,4 @@ async fn shutdown_signal() {
         () = interrupt => {}
         () = terminate => {}
     }
-    tracing::info!("shutting down; finishing in-flight requests");
 }

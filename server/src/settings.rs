@@ -1,6 +1,7 @@
 //! What the running server is configured with, independent of how it was given
 //! (command line, environment or a test).
 
+use crate::client::TrustedProxies;
 use std::num::NonZeroU32;
 use std::path::PathBuf;
 use std::time::Duration;
@@ -10,9 +11,13 @@ use std::time::Duration;
 pub struct Settings {
     /// The built shell.
     pub dist: PathBuf,
-    /// The origin browsers reach us at, without a trailing slash; `None` means
-    /// `http://<Host header>`.
+    /// The origin browsers reach us at, normalised (see [`crate::origin::normalise`]);
+    /// `None` means `<scheme>://<Host header>`.
     pub public_origin: Option<String>,
+    /// Whether this process terminates TLS itself (its own origin is then https).
+    pub tls: bool,
+    /// Proxies whose forwarding headers name the client.
+    pub trusted_proxies: TrustedProxies,
     pub rate_limits: RateLimits,
     /// How long a request may take before it is answered 503.
     pub request_timeout: Duration,

@@ -6,12 +6,14 @@
 //! the manifest, icons, the precache manifest, the worker scripts) must be revalidated,
 //! or a deployment would be invisible until caches expire. A missing file is a plain
 //! 404, never the HTML shell: the service worker must not precache a page as a script.
+//! A path no file can have (a segment longer than file systems allow, or an absurd
+//! length) is a 404 before the file system is asked, which would answer with an error.
 
 use axum::Router;
 use axum::extract::Request;
 use axum::http::{HeaderValue, StatusCode, header};
 use axum::middleware::{self, Next};
-use axum::response::Response;
+use axum::response::{IntoResponse, Response};
 use std::path::Path;
 use tower_http::services::ServeDir;
 
@@ -19,6 +21,10 @@ const HASHED: &str = "public, max-age=31536000, immutable";
 const REVALIDATE: &str = "no-cache";
 /// Trunk's content hash: `-<16 lowercase hex>` before the extension.
 const HASH_LEN: usize = 16;
+/// Longest file name Linux file systems take (`NAME_MAX`), in bytes.
+const MAX_SEGMENT: usize = 255;
+/// Longest path worth looking up; the shell's deepest file is far shorter.
+const MAX_PATH: usize = 1024;
 
 /// A router answering every path from `dist`.
 pub fn router<S: Clone + Send + Sync + 'static>(dist: &Path) -> Router<S> {
@@ -30,6 +36,9 @@ pub fn router<S: Clone + Send + Sync + 'static>(dist: &Path) -> Router<S> {
 
 /// Middleware: the cache policy by path, and `charset=utf-8` on text.
 async fn with_headers(request: Request, next: Next) -> Response {
+    if !could_be_a_file(request.uri().path()) {
+        return StatusCode::NOT_FOUND.into_response();
+    }
     let cache_control = if is_content_hashed(request.uri().path()) {
         HASHED
     } else {
@@ -44,6 +53,12 @@ async fn with_headers(request: Request, next: Next) -> Response {
     }
     declare_utf8(&mut response);
     response
+}
+
+/// Whether `path` (still percent-encoded, so at least as long as the name it
+/// encodes) fits what a file system can hold.
+fn could_be_a_file(path: &str) -> bool {
+    path.len() <= MAX_PATH && path.split('/').all(|segment| segment.len() <= MAX_SEGMENT)
 }
 
 /// Whether the last path segment carries Trunk's content hash, as in
@@ -90,7 +105,16 @@ fn declare_utf8(response: &mut Response) {
 
 #[cfg(test)]
 mod tests {
-    use super::is_content_hashed;
+    use super::{could_be_a_file, is_content_hashed};
+
+    #[test]
+    fn paths_no_file_can_have_are_recognised() {
+        assert!(could_be_a_file("/icons/icon-192.png"));
+        assert!(could_be_a_file(&format!("/{}", "a".repeat(255))));
+        assert!(!could_be_a_file(&format!("/{}", "a".repeat(256))));
+        assert!(!could_be_a_file(&format!("/x/{}/y", "%41".repeat(100))));
+        assert!(!could_be_a_file(&"/a".repeat(600)));
+    }
 
     #[test]
     fn trunk_hashes_are_recognised() {

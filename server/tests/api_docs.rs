@@ -15,8 +15,14 @@ fn both_documents_name_every_error_code() {
     serde_json::from_str::<serde_json::Value>(&openapi).expect("openapi.json is JSON");
     for code in ApiCode::ALL {
         let quoted = format!("`{code}`");
-        assert!(prose.contains(&quoted), "docs/api.md does not name {quoted}");
-        assert!(openapi.contains(code.as_str()), "openapi.json does not name {code}");
+        assert!(
+            prose.contains(&quoted),
+            "docs/api.md does not name {quoted}"
+        );
+        assert!(
+            openapi.contains(code.as_str()),
+            "openapi.json does not name {code}"
+        );
     }
 }
 

@@ -78,7 +78,10 @@ async fn the_save_lists_the_servers_bests_per_mode_played() {
         assert_eq!(next_week.week, week + 1);
         assert_eq!(
             next_week.bests,
-            [best(Mode::Time, 7_000, None), best(Mode::Words, 8_000, None)]
+            [
+                best(Mode::Time, 7_000, None),
+                best(Mode::Words, 8_000, None)
+            ]
         );
         submit(&server, save.token, &game(Mode::Words, week + 1, 200)).await;
         assert_eq!(

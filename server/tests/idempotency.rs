@@ -31,6 +31,14 @@ async fn created(server: &TestServer, request: Request<Body>) -> SaveCreated {
     serde_json::from_value(body_json(response).await).unwrap()
 }
 
+/// The default limit of two new saves per minute, with generous others.
+fn default_save_limit() -> Options {
+    Options {
+        rate_limits: limits(1_000, 1_000, 2),
+        ..Options::default()
+    }
+}
+
 async fn status_of_me(server: &TestServer, token: Uuid) -> u16 {
     let request = Request::get("/api/saves/me")
         .header(header::AUTHORIZATION, format!("Bearer {token}"))
@@ -76,16 +84,17 @@ async fn the_same_key_with_another_body_is_422() {
     for server in TestServer::on_every_database(test, Options::default()).await {
         let key = Uuid::new_v4().to_string();
         let first = created(&server, create(&key, "{}")).await;
-        let reused = server
-            .send(create(&key, r#"{"displayName":"Bob"}"#))
-            .await;
+        let reused = server.send(create(&key, r#"{"displayName":"Bob"}"#)).await;
         assert_error(reused, 422, "IDEMPOTENCY_KEY_REUSED").await;
         assert_eq!(created(&server, create(&key, "{}")).await, first);
 
         // A refused request leaves its key unused.
         let refused_key = Uuid::new_v4().to_string();
         let refused = server
-            .send(create(&refused_key, &json!({ "displayName": "" }).to_string()))
+            .send(create(
+                &refused_key,
+                &json!({ "displayName": "" }).to_string(),
+            ))
             .await;
         assert_error(refused, 422, "INVALID_DISPLAY_NAME").await;
         let named = created(&server, create(&refused_key, r#"{"displayName":"Cy"}"#)).await;
@@ -107,11 +116,7 @@ async fn the_same_key_with_another_body_is_422() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn fifty_concurrent_requests_with_one_key_make_one_save() {
     let test = "fifty_concurrent_requests_with_one_key_make_one_save";
-    let options = Options {
-        rate_limits: limits(1_000, 1_000, 2),
-        ..Options::default()
-    };
-    for server in TestServer::on_every_database(test, options).await {
+    for server in TestServer::on_every_database(test, default_save_limit()).await {
         let key = Uuid::new_v4().to_string();
         let answers = futures_util::future::join_all((0..50).map(|_| {
             let (app, request) = (server.app_from(client_addr()), create(&key, "{}"));
@@ -130,9 +135,7 @@ async fn fifty_concurrent_requests_with_one_key_make_one_save() {
 
         // One creation slot was spent: one more save, then the limit.
         created(&server, create(&Uuid::new_v4().to_string(), "{}")).await;
-        let over = server
-            .send(create(&Uuid::new_v4().to_string(), "{}"))
-            .await;
+        let over = server.send(create(&Uuid::new_v4().to_string(), "{}")).await;
         assert_error(over, 429, "RATE_LIMITED").await;
         // Over the limit, the first key still gets its save back.
         let again = created(&server, create(&key, "{}")).await;
@@ -144,11 +147,7 @@ async fn fifty_concurrent_requests_with_one_key_make_one_save() {
 #[tokio::test]
 async fn a_malformed_key_is_400_and_creates_nothing() {
     let test = "a_malformed_key_is_400_and_creates_nothing";
-    let options = Options {
-        rate_limits: limits(1_000, 1_000, 2),
-        ..Options::default()
-    };
-    for server in TestServer::on_every_database(test, options).await {
+    for server in TestServer::on_every_database(test, default_save_limit()).await {
         for malformed in [
             "",
             "yes",
@@ -222,9 +221,37 @@ async fn the_database_holds_neither_the_key_nor_the_token() {
     }
     let db = rusqlite::Connection::open(&path).unwrap();
     let key_sha256: String = db
-        .query_row("SELECT key_sha256 FROM save_creations", [], |row| row.get(0))
+        .query_row("SELECT key_sha256 FROM save_creations", [], |row| {
+            row.get(0)
+        })
         .unwrap();
     assert_eq!(key_sha256, hex::encode(Sha256::digest(key.to_string())));
+}
+
+/// A store of the test's own on the server's database: it bypasses the API's turns.
+async fn own_store(server: &TestServer) -> Store {
+    let location = server.location.clone();
+    tokio::task::spawn_blocking(move || Store::open(&location))
+        .await
+        .unwrap()
+        .unwrap()
+}
+
+fn player(n: usize) -> Player {
+    Player {
+        player_id: format!("player-{n}"),
+        display_name: format!("P{n}"),
+        version: 1,
+    }
+}
+
+/// A record under `key_sha256` (any text stands in for the hashes here).
+fn store_creation(key_sha256: String) -> SaveCreation {
+    SaveCreation {
+        key_sha256,
+        request_sha256: "r".repeat(64),
+        token_sealed: "00".repeat(16),
+    }
 }
 
 /// Without the in-process turns (as with several servers on one PostgreSQL), the
@@ -233,28 +260,13 @@ async fn the_database_holds_neither_the_key_nor_the_token() {
 async fn concurrent_creations_with_one_key_in_the_database_make_one_save() {
     let test = "concurrent_creations_with_one_key_in_the_database_make_one_save";
     for server in TestServer::on_every_database(test, Options::default()).await {
-        let store = {
-            let location = server.location.clone();
-            tokio::task::spawn_blocking(move || Store::open(&location))
-                .await
-                .unwrap()
-                .unwrap()
-        };
-        let creation = SaveCreation {
-            key_sha256: "k".repeat(64),
-            request_sha256: "r".repeat(64),
-            token_sealed: "00".repeat(16),
-        };
+        let store = own_store(&server).await;
+        let creation = store_creation("k".repeat(64));
         let attempts = (0..50).map(|n| {
             let (store, creation) = (store.clone(), creation.clone());
-            let player = Player {
-                player_id: format!("player-{n}"),
-                display_name: format!("P{n}"),
-                version: 1,
-            };
             tokio::spawn(async move {
                 let outcome = store
-                    .create_player_once(player, format!("token-{n}"), 1_000, creation, 0)
+                    .create_player_once(player(n), format!("token-{n}"), 1_000, creation, 0)
                     .await
                     .unwrap();
                 (n, outcome)
@@ -273,10 +285,52 @@ async fn concurrent_creations_with_one_key_in_the_database_make_one_save() {
         assert_eq!(winners.len(), 1, "{outcomes:?}");
         for (_, outcome) in &outcomes {
             if let Creation::Remembered(remembered) = outcome {
-                assert_eq!(remembered.player.player_id, format!("player-{}", winners[0]));
+                assert_eq!(
+                    remembered.player.player_id,
+                    format!("player-{}", winners[0])
+                );
                 assert_eq!(remembered.token_sealed, creation.token_sealed);
             }
         }
         assert_eq!(server.count_rows("players").await, 1);
+    }
+}
+
+/// Many concurrent creations that each forget expired records all succeed: they take
+/// the old rows in one order, so none waits for another in a cycle (PostgreSQL).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn concurrent_creations_forget_old_keys_side_by_side() {
+    let test = "concurrent_creations_forget_old_keys_side_by_side";
+    for server in TestServer::on_every_database(test, Options::default()).await {
+        let store = own_store(&server).await;
+        let create = |n: usize, created_at: i64, expired_before: i64| {
+            let (store, creation) = (store.clone(), store_creation(format!("{n:064}")));
+            async move {
+                store
+                    .create_player_once(
+                        player(n),
+                        format!("token-{n}"),
+                        created_at,
+                        creation,
+                        expired_before,
+                    )
+                    .await
+            }
+        };
+        for n in 0..40 {
+            assert_eq!(create(n, 0, i64::MIN).await.unwrap(), Creation::Created);
+        }
+        let concurrent = (40..70).map(|n| tokio::spawn(create(n, DAY_MS, 1)));
+        for outcome in futures_util::future::join_all(concurrent).await {
+            assert_eq!(outcome.unwrap().unwrap(), Creation::Created);
+        }
+        assert_eq!(server.count_rows("players").await, 70);
+        let left = server.count_rows("save_creations").await;
+        assert!((30..40 + 30).contains(&left), "{left} records left");
+        // Sequential creations drain what concurrency left.
+        for n in 70..80 {
+            create(n, DAY_MS, 1).await.unwrap();
+        }
+        assert_eq!(server.count_rows("save_creations").await, 40);
     }
 }

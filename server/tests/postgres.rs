@@ -1,6 +1,7 @@
 //! The scenarios of `api.rs` on PostgreSQL. They need a server: run them through
 //! `scripts/with-postgres.sh`, which starts a throwaway one and sets
-//! `KEYDO_TEST_POSTGRES_URL`; without it they print why and pass vacuously.
+//! `KEYDO_TEST_POSTGRES_URL`; without it they print why and pass vacuously, except
+//! in CI (`CI=true`), where a cluster that did not start fails them.
 
 mod common;
 

@@ -128,14 +128,14 @@ impl Db {
     }
 
     /// Adds results again (restore healing), each merged with its key's sendable
-    /// entry. Returns how many were stored.
-    pub async fn requeue(&self, entries: &[OutboxEntry]) -> Result<usize, StorageError> {
+    /// entry. Returns the ids of those stored.
+    pub async fn requeue(&self, entries: &[OutboxEntry]) -> Result<Vec<Uuid>, StorageError> {
         let tx = self.transaction(&[OUTBOX], TransactionMode::ReadWrite)?;
         let outbox = tx.store(OUTBOX)?;
-        let mut stored = 0;
+        let mut stored = Vec::new();
         for entry in entries {
             if change_slots(&outbox, entry.key(), |s| s.add(entry.clone())).await? {
-                stored += 1;
+                stored.push(entry.score_id);
             }
         }
         tx.done().await?;

@@ -5,45 +5,18 @@
 
 #![cfg(target_arch = "wasm32")]
 
+mod common;
+
+use common::{PLAYED_AT, fresh_db, game, js, raw_read};
 use keydo_core::Mode;
 use keydo_core::outbox::OutboxEntry;
-use keydo_core::score::Stats;
 use keydo_storage::{Credentials, Db, SaveStart};
 use uuid::Uuid;
-use wasm_bindgen::JsCast;
-use wasm_bindgen_futures::JsFuture;
 use wasm_bindgen_test::*;
 
 wasm_bindgen_test_configure!(run_in_browser);
 
-/// A monday noon, UTC+8, in 2026.
-const PLAYED_AT: u64 = 1_796_011_200_000;
 const WEEK_MS: u64 = 7 * 24 * 3_600_000;
-
-fn game(profile: Uuid, mode: Mode, correct_chars: u32, played_at: u64) -> OutboxEntry {
-    let stats = Stats {
-        duration_ms: 30_000,
-        correct_chars,
-        errors: 0,
-        keystrokes: correct_chars,
-        correct_keystrokes: correct_chars,
-    };
-    OutboxEntry::new(Uuid::new_v4(), profile, mode, stats, played_at)
-}
-
-async fn fresh_db() -> (Db, String) {
-    let name = format!("keydo-test-{}", Uuid::new_v4());
-    (Db::open_named(&name).await.unwrap(), name)
-}
-
-/// Runs `body` (the inside of a JS function returning a promise) and awaits it.
-async fn js(body: &str) -> String {
-    let promise: js_sys::Promise = js_sys::Function::new_no_args(body)
-        .call0(&wasm_bindgen::JsValue::NULL)
-        .unwrap()
-        .unchecked_into();
-    JsFuture::from(promise).await.unwrap().as_string().unwrap()
-}
 
 /// Deletes `name` with the raw API: "deleted", or "blocked" if a connection stayed
 /// open (the request then waits; the test does not).
@@ -135,17 +108,7 @@ async fn one_idempotency_key_until_the_save_is_stored_then_a_new_one_after_renew
     let entry = game(Uuid::new_v4(), Mode::Quote, 100, PLAYED_AT);
     db.record_result(&entry).await.unwrap();
     for store in ["outbox", "history"] {
-        let dump = js(&format!(
-            "return new Promise((ok, fail) => {{
-               const open = indexedDB.open({name:?});
-               open.onsuccess = () => {{
-                 const all = open.result.transaction({store:?}).objectStore({store:?}).getAll();
-                 all.onsuccess = () => {{ open.result.close(); ok(JSON.stringify(all.result)); }};
-               }};
-               open.onerror = () => fail(open.error);
-             }});"
-        ))
-        .await;
+        let dump = raw_read(&name, store, "getAll").await;
         assert!(!dump.contains(&first.to_string()), "{store}: {dump}");
         assert!(!dump.contains(&renewed.to_string()), "{store}: {dump}");
     }
@@ -179,10 +142,13 @@ async fn acknowledged_bests_are_kept_for_healing_and_discarded_ones_are_not() {
 
     // Healing re-queues them; one the API then refuses and the player discards is
     // kept no more.
-    assert_eq!(db.requeue(&[zh.clone()]).await.unwrap(), 1);
     assert_eq!(
-        db.requeue(&[zh.clone()]).await.unwrap(),
-        0,
+        db.requeue(std::slice::from_ref(&zh)).await.unwrap(),
+        [zh.score_id]
+    );
+    assert_eq!(
+        db.requeue(std::slice::from_ref(&zh)).await.unwrap(),
+        Vec::<Uuid>::new(),
         "already queued"
     );
     let mut sync = zh.sync.clone();

@@ -4,37 +4,20 @@
 
 #![cfg(target_arch = "wasm32")]
 
+mod common;
+
+use common::{PLAYED_AT, fresh_db, game, raw_read};
 use futures::future::join_all;
 use keydo_core::Mode;
 use keydo_core::classify::{ErrorCode, Failure, Request};
 use keydo_core::outbox::OutboxEntry;
-use keydo_core::score::Stats;
 use keydo_storage::{Credentials, Db};
 use uuid::Uuid;
-use wasm_bindgen::JsCast;
-use wasm_bindgen_futures::JsFuture;
 use wasm_bindgen_test::*;
 
 wasm_bindgen_test_configure!(run_in_browser);
 
-/// A monday noon, UTC+8, in 2026: every game below falls in the same week.
-const PLAYED_AT: u64 = 1_796_011_200_000;
-
-fn game(profile: Uuid, mode: Mode, correct_chars: u32, played_at: u64) -> OutboxEntry {
-    let stats = Stats {
-        duration_ms: 30_000,
-        correct_chars,
-        errors: 0,
-        keystrokes: correct_chars,
-        correct_keystrokes: correct_chars,
-    };
-    OutboxEntry::new(Uuid::new_v4(), profile, mode, stats, played_at)
-}
-
-async fn fresh_db() -> (Db, String) {
-    let name = format!("keydo-test-{}", Uuid::new_v4());
-    (Db::open_named(&name).await.unwrap(), name)
-}
+// Every game below is played in the week of `PLAYED_AT`.
 
 #[wasm_bindgen_test]
 async fn outbox_keeps_the_best_per_profile_mode_and_week() {
@@ -244,23 +227,4 @@ async fn raw_keys(database: &str, store: &str) -> String {
 /// Everything in `store`, read with the raw IndexedDB API and JSON-stringified.
 async fn raw_dump(database: &str, store: &str) -> String {
     raw_read(database, store, "getAll").await
-}
-
-async fn raw_read(database: &str, store: &str, method: &str) -> String {
-    let script = format!(
-        "return new Promise((ok, fail) => {{
-           const open = indexedDB.open({database:?});
-           open.onerror = () => fail(open.error);
-           open.onsuccess = () => {{
-             const all = open.result.transaction({store:?}).objectStore({store:?}).{method}();
-             all.onsuccess = () => {{ open.result.close(); ok(JSON.stringify(all.result)); }};
-             all.onerror = () => fail(all.error);
-           }};
-         }});"
-    );
-    let promise: js_sys::Promise = js_sys::Function::new_no_args(&script)
-        .call0(&wasm_bindgen::JsValue::NULL)
-        .unwrap()
-        .unchecked_into();
-    JsFuture::from(promise).await.unwrap().as_string().unwrap()
 }

@@ -58,24 +58,23 @@ pub async fn flush_with(
         transport,
         credentials: db.credentials().await?,
         renewed: false,
+        acked: Vec::new(),
         report: FlushReport::default(),
     };
-    let mut sent: Vec<Uuid> = Vec::new();
     let mut unreachable = None;
     if flush.credentials.is_some() && is_heal_due(db.healed_at().await?, now_ms()) {
         unreachable = flush.heal().await?;
     }
-    // A second pass sends what healing re-queued after a renewal in the first.
+    // Read, and let that transaction finish, before any network call.
+    let mut due: Vec<OutboxEntry> = db
+        .outbox()
+        .await?
+        .into_iter()
+        .filter(|e| e.sync.is_due(now_ms(), kind))
+        .collect();
+    // A second pass sends the new save what a renewal in the first re-queued.
     for _ in 0..2 {
         let renewed_before = flush.renewed;
-        // Read, and let that transaction finish, before any network call.
-        let due: Vec<OutboxEntry> = db
-            .outbox()
-            .await?
-            .into_iter()
-            .filter(|e| e.sync.is_due(now_ms(), kind) && !sent.contains(&e.score_id))
-            .collect();
-        sent.extend(due.iter().map(|e| e.score_id));
         let mut pending = due.iter();
         while let Some(entry) = pending.next() {
             let failed = match &unreachable {
@@ -97,8 +96,13 @@ pub async fn flush_with(
         if flush.renewed == renewed_before || unreachable.is_some() {
             break;
         }
-        // The new save holds nothing yet: send it every delivered best.
-        flush.requeue_for_new_save().await?;
+        let requeued = flush.requeue_for_new_save().await?;
+        due = db
+            .outbox()
+            .await?
+            .into_iter()
+            .filter(|e| requeued.contains(&e.score_id))
+            .collect();
     }
     flush.report.next_retry_at = next_retry_at(&db.outbox().await?, now_ms());
     Ok(flush.report)
@@ -111,6 +115,8 @@ pub(crate) struct Flush<'a, T> {
     pub(crate) credentials: Option<Credentials>,
     /// The save was renewed in this flush: a 401 on the new one is not ours to fix.
     pub(crate) renewed: bool,
+    /// Results the current save acknowledged in this flush.
+    pub(crate) acked: Vec<Uuid>,
     pub(crate) report: FlushReport,
 }
 
@@ -135,6 +141,7 @@ impl<T: Transport> Flush<'_, T> {
             match self.transport.submit_score(&credentials, entry).await {
                 Ok(_) => {
                     self.db.remove_if_unchanged(entry).await?;
+                    self.acked.push(entry.score_id);
                     return Ok(Ok(()));
                 }
                 Err(failure) if classify(request, &failure) == Disposition::RenewSave => {
@@ -158,6 +165,10 @@ impl<T: Transport> Flush<'_, T> {
         match self.transport.create_save(idempotency_key).await {
             Ok(created) => {
                 self.db.set_credentials(&created).await?;
+                // A new save holds nothing yet and this flush sends what is pending;
+                // after a renewal the flush re-queues the delivered bests too. So the
+                // next daily heal is due a day from now.
+                self.db.set_healed_at(now_ms()).await?;
                 self.credentials = Some(created);
                 Ok(Ok(created))
             }
@@ -176,6 +187,7 @@ impl<T: Transport> Flush<'_, T> {
     pub(crate) async fn renew(&mut self, unknown: &Credentials) -> Result<(), SyncError> {
         self.db.forget_credentials(unknown).await?;
         self.credentials = None;
+        self.acked.clear();
         self.renewed = true;
         self.report.renewed = true;
         Ok(())

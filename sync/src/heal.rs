@@ -7,6 +7,7 @@ use crate::flush::{Flush, SyncError, now_ms};
 use keydo_core::classify::{Disposition, Failure, Request, classify};
 use keydo_core::heal::missing_on_server;
 use keydo_core::week::week_of;
+use uuid::Uuid;
 
 impl<T: Transport> Flush<'_, T> {
     /// Heals from the server's answer. Returns the failure to record on this flush's
@@ -22,7 +23,7 @@ impl<T: Transport> Flush<'_, T> {
             Ok(save) => {
                 let delivered = self.db.delivered().await?;
                 let missing = missing_on_server(save.week, &save.bests, &delivered);
-                self.report.requeued += self.db.requeue(&missing).await?;
+                self.report.requeued += self.db.requeue(&missing).await?.len();
                 self.db.set_healed_at(now_ms()).await?;
             }
             Err(failure) => match classify(request, &failure) {
@@ -38,12 +39,15 @@ impl<T: Transport> Flush<'_, T> {
         Ok(None)
     }
 
-    /// After a renewal: the new save lacks every delivered best.
-    pub(crate) async fn requeue_for_new_save(&mut self) -> Result<(), SyncError> {
+    /// After a renewal: the new save lacks every delivered best but those it has
+    /// acknowledged since. Returns the ids re-queued.
+    pub(crate) async fn requeue_for_new_save(&mut self) -> Result<Vec<Uuid>, SyncError> {
         let delivered = self.db.delivered().await?;
-        let missing = missing_on_server(week_of(now_ms() as i64), &[], &delivered);
-        self.report.requeued += self.db.requeue(&missing).await?;
+        let mut missing = missing_on_server(week_of(now_ms() as i64), &[], &delivered);
+        missing.retain(|e| !self.acked.contains(&e.score_id));
+        let requeued = self.db.requeue(&missing).await?;
+        self.report.requeued += requeued.len();
         self.db.set_healed_at(now_ms()).await?;
-        Ok(())
+        Ok(requeued)
     }
 }

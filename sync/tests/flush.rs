@@ -6,12 +6,15 @@
 
 #![cfg(target_arch = "wasm32")]
 
+#[path = "../../storage/tests/common/mod.rs"]
+mod common;
+
 use keydo_core::Mode;
 use keydo_core::api::{Profile, Save, ScoreAck, ServerBest};
 use keydo_core::classify::{ErrorCode, Failure};
 use keydo_core::coalesce::FlushKind;
+use keydo_core::heal::HEAL_INTERVAL_MS;
 use keydo_core::outbox::OutboxEntry;
-use keydo_core::score::Stats;
 use keydo_core::week::week_of;
 use keydo_storage::{Credentials, Db};
 use keydo_sync::{Transport, flush_with};
@@ -41,6 +44,8 @@ struct Scripted {
     saves: RefCell<HashMap<Uuid, Credentials>>,
     known_tokens: RefCell<Vec<Uuid>>,
     bests: RefCell<HashMap<Mode, i64>>,
+    /// Restore the server from an empty backup after this many more scores.
+    restore_after_scores: RefCell<Option<usize>>,
 }
 
 impl Scripted {
@@ -111,6 +116,19 @@ impl Transport for Scripted {
         if let Some(failure) = self.submit_failures.borrow_mut().pop_front() {
             return Err(failure);
         }
+        let restore_now = self
+            .restore_after_scores
+            .borrow_mut()
+            .as_mut()
+            .is_some_and(|n| {
+                let now = *n == 0;
+                *n = n.saturating_sub(1);
+                now
+            });
+        if restore_now {
+            self.restore_empty();
+            *self.restore_after_scores.borrow_mut() = None;
+        }
         if !self.known_tokens.borrow().contains(&credentials.token) {
             return Err(unknown_save());
         }
@@ -159,36 +177,33 @@ impl Transport for Scripted {
     }
 }
 
-fn game(profile: Uuid, mode: Mode, correct_chars: u32) -> OutboxEntry {
-    let stats = Stats {
-        duration_ms: 30_000,
-        correct_chars,
-        errors: 0,
-        keystrokes: correct_chars,
-        correct_keystrokes: correct_chars,
-    };
-    OutboxEntry::new(
-        Uuid::new_v4(),
-        profile,
-        mode,
-        stats,
-        js_sys::Date::now() as u64,
-    )
+/// Records a game played now, as the app does.
+async fn play(db: &Db, mode: Mode, correct_chars: u32) -> OutboxEntry {
+    let profile = db.profile(0).await.unwrap().id;
+    let entry = common::game(profile, mode, correct_chars, js_sys::Date::now() as u64);
+    db.record_result(&entry).await.unwrap();
+    entry
 }
 
-/// A fresh database with these games recorded, as the app records them.
+/// A fresh database with these games recorded.
 async fn db_with(games: &[(Mode, u32)]) -> (Db, Vec<OutboxEntry>) {
-    let db = Db::open_named(&format!("keydo-test-{}", Uuid::new_v4()))
-        .await
-        .unwrap();
-    let profile = db.profile(0).await.unwrap().id;
+    let (db, _) = common::fresh_db().await;
     let mut recorded = Vec::new();
     for &(mode, chars) in games {
-        let entry = game(profile, mode, chars);
-        db.record_result(&entry).await.unwrap();
-        recorded.push(entry);
+        recorded.push(play(&db, mode, chars).await);
     }
     (db, recorded)
+}
+
+/// As [`db_with`], and the server already has these games (one flush made the save).
+async fn delivered(games: &[(Mode, u32)]) -> (Db, Scripted, Vec<OutboxEntry>) {
+    let (db, recorded) = db_with(games).await;
+    let server = Scripted::default();
+    let report = flush_with(&db, &server, FlushKind::Automatic)
+        .await
+        .unwrap();
+    assert_eq!(report.delivered, games.len());
+    (db, server, recorded)
 }
 
 fn last_error(entry: &OutboxEntry) -> Option<&str> {
@@ -252,16 +267,11 @@ async fn a_lost_save_answer_is_resent_with_the_same_key() {
 #[wasm_bindgen_test]
 async fn no_answer_ends_the_flush_and_a_reconnect_sends_at_once() {
     for unreachable in [Failure::Network, Failure::Timeout] {
-        let (db, _) = db_with(&[(Mode::Words, 200), (Mode::Zh, 90), (Mode::Time, 300)]).await;
-        let server = Scripted::default();
-        flush_with(&db, &server, FlushKind::Automatic)
-            .await
-            .unwrap();
+        let (db, server, _) =
+            delivered(&[(Mode::Words, 200), (Mode::Zh, 90), (Mode::Time, 300)]).await;
         // Two more games; then the network goes.
-        let profile = db.profile(0).await.unwrap().id;
-        for (mode, chars) in [(Mode::Words, 250), (Mode::Zh, 100)] {
-            db.record_result(&game(profile, mode, chars)).await.unwrap();
-        }
+        play(&db, Mode::Words, 250).await;
+        play(&db, Mode::Zh, 100).await;
         server
             .submit_failures
             .borrow_mut()
@@ -364,9 +374,7 @@ async fn a_blocked_best_does_not_stop_a_lower_valid_game() {
         .await
         .unwrap();
     assert_eq!(report.blocked, 1);
-    let profile = db.profile(0).await.unwrap().id;
-    let lower = game(profile, Mode::Quote, 150);
-    db.record_result(&lower).await.unwrap();
+    let lower = play(&db, Mode::Quote, 150).await;
     let report = flush_with(&db, &server, FlushKind::Reconnect)
         .await
         .unwrap();
@@ -384,19 +392,13 @@ async fn a_blocked_best_does_not_stop_a_lower_valid_game() {
 
 #[wasm_bindgen_test]
 async fn a_restored_server_gets_a_new_save_and_every_best_back() {
-    let (db, first) = db_with(&[(Mode::Words, 200), (Mode::Zh, 90)]).await;
-    let server = Scripted::default();
-    flush_with(&db, &server, FlushKind::Automatic)
-        .await
-        .unwrap();
+    let (db, server, first) = delivered(&[(Mode::Words, 200), (Mode::Zh, 90)]).await;
     let old_save = db.credentials().await.unwrap().unwrap();
     let old_key = server.created_with()[0];
 
     // The server is restored from a backup older than the save; one more game.
     server.restore_empty();
-    let profile = db.profile(0).await.unwrap().id;
-    let time = game(profile, Mode::Time, 300);
-    db.record_result(&time).await.unwrap();
+    let time = play(&db, Mode::Time, 300).await;
     let report = flush_with(&db, &server, FlushKind::Automatic)
         .await
         .unwrap();
@@ -416,16 +418,31 @@ async fn a_restored_server_gets_a_new_save_and_every_best_back() {
 }
 
 #[wasm_bindgen_test]
+async fn scores_sent_before_a_renewal_in_the_same_flush_reach_the_new_save() {
+    let (db, server, _) = delivered(&[(Mode::Words, 200)]).await;
+    let quote = play(&db, Mode::Quote, 150).await;
+    let zh = play(&db, Mode::Zh, 90).await;
+    // The first score of the flush is acknowledged, then the server is restored.
+    *server.restore_after_scores.borrow_mut() = Some(1);
+    let report = flush_with(&db, &server, FlushKind::Automatic)
+        .await
+        .unwrap();
+    assert!(report.renewed);
+    assert!(db.outbox().await.unwrap().is_empty());
+    let bests = server.bests.borrow().clone();
+    assert_eq!(bests.len(), 3, "{bests:?}");
+    for entry in [&quote, &zh] {
+        assert_eq!(bests.get(&entry.mode), Some(&entry.value));
+    }
+    // Only what the new save lacked was sent again: words and the first score.
+    assert_eq!(report.requeued, 2);
+    assert_eq!(report.delivered, 4);
+}
+
+#[wasm_bindgen_test]
 async fn a_second_unknown_save_in_one_flush_is_retried_not_renewed_again() {
-    let (db, _) = db_with(&[(Mode::Words, 200)]).await;
-    let server = Scripted::default();
-    flush_with(&db, &server, FlushKind::Automatic)
-        .await
-        .unwrap();
-    let profile = db.profile(0).await.unwrap().id;
-    db.record_result(&game(profile, Mode::Words, 250))
-        .await
-        .unwrap();
+    let (db, server, _) = delivered(&[(Mode::Words, 200)]).await;
+    play(&db, Mode::Words, 250).await;
     server
         .submit_failures
         .borrow_mut()
@@ -444,13 +461,17 @@ async fn a_second_unknown_save_in_one_flush_is_retried_not_renewed_again() {
 
 #[wasm_bindgen_test]
 async fn heals_once_a_day_from_the_servers_bests() {
-    let (db, games) = db_with(&[(Mode::Words, 200), (Mode::Zh, 90)]).await;
-    let server = Scripted::default();
-    flush_with(&db, &server, FlushKind::Automatic)
+    let (db, server, games) = delivered(&[(Mode::Words, 200), (Mode::Zh, 90)]).await;
+    let created_at = db
+        .healed_at()
+        .await
+        .unwrap()
+        .expect("a new save counts as healed");
+    // A day later, the server was restored from a backup that has the save but lost
+    // the zh best.
+    db.set_healed_at(created_at - HEAL_INTERVAL_MS)
         .await
         .unwrap();
-    assert_eq!(db.healed_at().await.unwrap(), None, "no heal before a save");
-    // Restored from a backup that has the save but lost the zh best.
     server.bests.borrow_mut().remove(&Mode::Zh);
     let report = flush_with(&db, &server, FlushKind::Reconnect)
         .await
@@ -459,7 +480,7 @@ async fn heals_once_a_day_from_the_servers_bests() {
     assert_eq!(report.delivered, 1);
     assert_eq!(server.submitted().last(), Some(&games[1].score_id));
     assert_eq!(server.bests.borrow().get(&Mode::Zh), Some(&games[1].value));
-    assert!(db.healed_at().await.unwrap().is_some());
+    assert!(db.healed_at().await.unwrap() > Some(created_at - HEAL_INTERVAL_MS));
     // Not again the same day.
     let fetches = |s: &Scripted| {
         s.calls()
@@ -476,15 +497,10 @@ async fn heals_once_a_day_from_the_servers_bests() {
 
 #[wasm_bindgen_test]
 async fn an_unreachable_heal_sends_nothing_and_tries_again_next_time() {
-    let (db, _) = db_with(&[(Mode::Words, 200)]).await;
-    let server = Scripted::default();
-    flush_with(&db, &server, FlushKind::Automatic)
-        .await
-        .unwrap();
-    let profile = db.profile(0).await.unwrap().id;
-    db.record_result(&game(profile, Mode::Zh, 90))
-        .await
-        .unwrap();
+    let (db, server, _) = delivered(&[(Mode::Words, 200)]).await;
+    let day_ago = js_sys::Date::now() as u64 - HEAL_INTERVAL_MS;
+    db.set_healed_at(day_ago).await.unwrap();
+    play(&db, Mode::Zh, 90).await;
     server
         .fetch_failures
         .borrow_mut()
@@ -498,10 +514,10 @@ async fn an_unreachable_heal_sends_nothing_and_tries_again_next_time() {
         1,
         "nothing sent after the timeout"
     );
-    assert_eq!(db.healed_at().await.unwrap(), None);
+    assert_eq!(db.healed_at().await.unwrap(), Some(day_ago));
     let report = flush_with(&db, &server, FlushKind::Reconnect)
         .await
         .unwrap();
     assert_eq!(report.delivered, 1);
-    assert!(db.healed_at().await.unwrap().is_some());
+    assert!(db.healed_at().await.unwrap() > Some(day_ago));
 }

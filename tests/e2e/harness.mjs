@@ -27,18 +27,21 @@ const CHROMIUM = {
   ],
 };
 
-/** A browser whose contexts are fresh, incognito-like profiles. */
-export function launchBrowser() {
-  return chromium.launch(CHROMIUM);
+/** A browser whose contexts are fresh, incognito-like profiles; `extraArgs` adds flags. */
+export function launchBrowser(extraArgs = []) {
+  return chromium.launch({ ...CHROMIUM, args: [...CHROMIUM.args, ...extraArgs] });
 }
 
 /**
  * A context on a real (temporary) profile, for what incognito cannot do, such as
  * installing the app. `close()` also removes the profile.
  */
-export async function launchProfile() {
+export async function launchProfile(extraArgs = []) {
   const profile = tempDir('profile');
-  const context = await chromium.launchPersistentContext(profile, CHROMIUM);
+  const context = await chromium.launchPersistentContext(profile, {
+    ...CHROMIUM,
+    args: [...CHROMIUM.args, ...extraArgs],
+  });
   const close = context.close.bind(context);
   context.close = async () => {
     await close();
@@ -172,6 +175,7 @@ export function cacheContents(page) {
   });
 }
 
+export { freePort };
 /** `keydo-server backup <file>`: a consistent copy of a running server's database. */
 export function backupDatabase(dataDir, file) {
   execFileSync(SERVER_BIN, ['backup', file, '--data-dir', dataDir], {

@@ -9,6 +9,8 @@
 //! it; keyboards that send no key name (many virtual keyboards) reach the
 //! `deleteContentBackward` branch instead.
 
+mod edits;
+
 use keydo_core::Edit;
 use leptos::html::Input;
 use leptos::prelude::*;
@@ -19,24 +21,6 @@ fn event_time(event: &web_sys::Event) -> u64 {
     event.time_stamp().round() as u64
 }
 
-/// The edit a `beforeinput` asks for, if the game handles it, and whether the browser's
-/// own action must be cancelled. Inside a composition everything belongs to the IME.
-fn edit_of_beforeinput(event: &InputEvent) -> (Option<Edit>, bool) {
-    if event.is_composing() {
-        return (None, false);
-    }
-    let text = || event.data().unwrap_or_default();
-    match event.input_type().as_str() {
-        "insertText" | "insertReplacementText" => (Some(Edit::Commit(text())), true),
-        "deleteContentBackward" => (Some(Edit::Backspace), true),
-        "deleteWordBackward" | "deleteSoftLineBackward" => (Some(Edit::DeleteWord), true),
-        // Composition text is the IME's to show.
-        "insertCompositionText" => (None, false),
-        // Pasting, dropping, line breaks, forward deletes: not part of typing.
-        _ => (None, true),
-    }
-}
-
 /// The text field, labelled for screen readers; `on_edit` gets each edit with its time.
 #[component]
 pub fn TypingInput(
@@ -45,26 +29,19 @@ pub fn TypingInput(
     label: &'static str,
 ) -> impl IntoView {
     let on_beforeinput = move |event: InputEvent| {
-        let (edit, cancel) = edit_of_beforeinput(&event);
-        if cancel {
+        let handled = edits::beforeinput(&event.input_type(), event.data(), event.is_composing());
+        if handled.cancel {
             event.prevent_default();
         }
-        if let Some(edit) = edit {
+        if let Some(edit) = handled.edit {
             on_edit(edit, event_time(&event));
         }
     };
     let on_keydown = move |event: KeyboardEvent| {
-        if event.key() == "Backspace" && !event.is_composing() {
+        let ctrl_or_alt = event.ctrl_key() || event.alt_key();
+        if let Some(edit) = edits::keydown(&event.key(), ctrl_or_alt, event.is_composing()) {
             event.prevent_default();
-            let word = event.ctrl_key() || event.alt_key();
-            on_edit(
-                if word {
-                    Edit::DeleteWord
-                } else {
-                    Edit::Backspace
-                },
-                event_time(&event),
-            );
+            on_edit(edit, event_time(&event));
         }
     };
     let on_compositionend = move |event: CompositionEvent| {

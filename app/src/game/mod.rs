@@ -1,7 +1,8 @@
 //! The typing game: pick a mode, type the prompt, see the result.
 //!
-//! [`Game`] owns what outlives one game (the mode, the corpora, the seeds, the
-//! personal bests) and shows either the game in play or the last result. A restart
+//! [`Game`] owns what outlives one game (the mode, the corpora, the seeds) and shows
+//! either the game in play or the last result; the personal bests come from the
+//! records service. A restart
 //! (the Restart or Next button, Tab then Enter onto them, or Esc anywhere) starts a
 //! new game of the same mode with the next seed.
 
@@ -10,7 +11,6 @@ mod input;
 mod modes;
 mod play;
 mod prompt;
-mod records;
 mod result;
 mod seed;
 mod texts;
@@ -20,14 +20,12 @@ use leptos::ev;
 use leptos::prelude::*;
 use modes::ModePicker;
 use play::{Finished, Play};
-use records::Bests;
 use result::ResultScreen;
 use texts::Corpora;
 
 #[component]
 pub fn Game() -> impl IntoView {
     let corpora = Corpora::load();
-    let bests = Bests::load();
     let first_seed = seed::first_seed();
     let (mode, set_mode) = signal(Mode::Time);
     let (round, set_round) = signal(0u64);
@@ -52,7 +50,7 @@ pub fn Game() -> impl IntoView {
 
     let stage = move || {
         if let Some(finished) = finished.get() {
-            return view! { <ResultScreen finished bests on_restart=restart/> }.into_any();
+            return view! { <ResultScreen finished on_restart=restart/> }.into_any();
         }
         let mode = mode.get();
         let seed = seed::seed_of_round(first_seed, round.get());
@@ -74,7 +72,7 @@ pub fn Game() -> impl IntoView {
         }
     };
     view! {
-        <ModePicker current=mode bests on_choose=choose/>
+        <ModePicker current=mode on_choose=choose/>
         <section class="stage" aria-label="Game">{stage}</section>
     }
 }

@@ -1,24 +1,13 @@
 //! The mode picker: one button per mode, with the personal best under it. Choosing a
 //! mode starts a new game of it.
 
-use super::records::Bests;
+use crate::services::records::Records;
 use keydo_core::Mode;
 use leptos::prelude::*;
-
-/// What each mode asks of the player, shown on its button.
-fn mode_label(mode: Mode) -> (&'static str, &'static str) {
-    match mode {
-        Mode::Time => ("time", "60 seconds of common words"),
-        Mode::Words => ("words", "50 common words"),
-        Mode::Quote => ("quote", "one English passage"),
-        Mode::Zh => ("中文", "一段中文，用输入法"),
-    }
-}
 
 #[component]
 pub fn ModePicker(
     current: ReadSignal<Mode>,
-    bests: Bests,
     on_choose: impl Fn(Mode) + Copy + 'static,
 ) -> impl IntoView {
     view! {
@@ -26,7 +15,6 @@ pub fn ModePicker(
             {Mode::ALL
                 .into_iter()
                 .map(|mode| {
-                    let (name, hint) = mode_label(mode);
                     view! {
                         <button
                             class="mode"
@@ -34,9 +22,9 @@ pub fn ModePicker(
                             aria-pressed=move || (current.get() == mode).to_string()
                             on:click=move |_| on_choose(mode)
                         >
-                            <span class="mode-name">{name}</span>
-                            <span class="mode-hint">{hint}</span>
-                            <BestLine mode bests/>
+                            <span class="mode-name" lang=mode.language().tag()>{mode.name()}</span>
+                            <span class="mode-hint" lang=mode.language().tag()>{mode.description()}</span>
+                            <BestLine mode/>
                         </button>
                     }
                 })
@@ -47,9 +35,10 @@ pub fn ModePicker(
 
 /// "best 5234", once the mode has one.
 #[component]
-fn BestLine(mode: Mode, bests: Bests) -> impl IntoView {
+fn BestLine(mode: Mode) -> impl IntoView {
+    let records = expect_context::<Records>();
     move || {
-        bests.of(mode).map(|best| {
+        records.best(mode).map(|best| {
             view! {
                 <span class="mode-best">
                     "best " <span data-testid=format!("best-{}", mode.id())>{best}</span>

@@ -7,7 +7,8 @@
 use super::input::TypingInput;
 use super::prompt::{Marks, PromptView};
 use super::texts::Assignment;
-use keydo_core::score::{self, Stats, TIME_MODE_DURATION_MS};
+use keydo_core::mode::Language;
+use keydo_core::score::{Stats, TIME_MODE_DURATION_MS};
 use keydo_core::{Edit, Mode, Session};
 use leptos::html::{Div, Input};
 use leptos::prelude::*;
@@ -104,15 +105,16 @@ pub fn Play(
         }
     });
 
-    let (lang, label) = match mode {
-        Mode::Zh => ("zh", "在此输入，用输入法"),
-        _ => ("en", "Type the text here"),
+    let language = mode.language();
+    let label = match language {
+        Language::Chinese => "在此输入，用输入法",
+        Language::English => "Type the text here",
     };
     let target = session.with_value(|s| s.target().to_vec());
     view! {
-        <div class="play" class:zh=mode == Mode::Zh>
+        <div class="play" class:zh=language == Language::Chinese>
             <LiveStats mode live/>
-            <PromptView text=target marks node_ref=prompt_ref composing lang on_click=focus_input/>
+            <PromptView text=target marks node_ref=prompt_ref composing lang=language.tag() on_click=focus_input/>
             {assignment.attribution.map(|line| view! { <p class="attribution">{line}</p> })}
             <div class="controls">
                 <TypingInput node_ref=input_ref on_edit label/>
@@ -156,10 +158,7 @@ fn LiveStats(mode: Mode, live: ReadSignal<Stats>) -> impl IntoView {
         if stats.duration_ms < 1_000 {
             return String::from("—");
         }
-        match mode {
-            Mode::Zh => format!("{:.0} 字/分", score::zi_per_minute(&stats)),
-            _ => format!("{:.0} WPM", score::net_wpm(&stats)),
-        }
+        format!("{:.0} {}", mode.speed(&stats), mode.speed_unit())
     };
     view! {
         <div class="live" aria-hidden="true">

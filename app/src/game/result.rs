@@ -1,57 +1,28 @@
 //! The result screen: the value, the speeds, accuracy, duration and the chart; the
 //! game is recorded in the browser database and "Saved" appears only once that write
-//! has committed. Games the server would refuse (too short, too fast, too inaccurate)
+//! has committed ("Not saved yet" while a failed write waits for its next attempt). Games the server would refuse (too short, too fast, too inaccurate)
 //! are shown but not recorded, with the reason.
 
 use super::chart::SpeedChart;
 use super::play::Finished;
-use super::records::{self, Bests};
-use keydo_core::Mode;
+use crate::services::records::{Records, Saving};
+use keydo_core::mode::Language;
 use keydo_core::score::{self, Implausible};
 use leptos::html::H2;
 use leptos::prelude::*;
-use leptos::task::spawn_local;
-
-/// Where recording the game stands.
-#[derive(Debug, Clone, PartialEq)]
-enum Saving {
-    Pending,
-    Saved { new_best: bool },
-    Refused(Implausible),
-    Failed(String),
-}
 
 #[component]
-pub fn ResultScreen(
-    finished: Finished,
-    bests: Bests,
-    on_restart: impl Fn() + Copy + 'static,
-) -> impl IntoView {
+pub fn ResultScreen(finished: Finished, on_restart: impl Fn() + Copy + 'static) -> impl IntoView {
     let Finished {
         mode,
         stats,
         samples,
     } = finished;
     let value = score::value(mode, &stats);
-    let saving = RwSignal::new(Saving::Pending);
-    match score::validate(mode, &stats, value) {
-        Err(refused) => saving.set(Saving::Refused(refused)),
-        Ok(_) => spawn_local(async move {
-            match records::record(mode, stats).await {
-                Ok(recorded) => {
-                    bests.update(mode, recorded.best);
-                    saving.set(Saving::Saved {
-                        new_best: recorded.new_best,
-                    });
-                    crate::sync::result_saved();
-                }
-                Err(error) => {
-                    records::log_storage_error(&error);
-                    saving.set(Saving::Failed(error.to_string()));
-                }
-            }
-        }),
-    }
+    let saving = match score::validate(mode, &stats, value) {
+        Err(refused) => Err(refused),
+        Ok(_) => Ok(expect_context::<Records>().record(mode, stats)),
+    };
 
     // Focus lands on the heading, so Tab reaches "Next game" and Enter starts it.
     let heading_ref = NodeRef::<H2>::new();
@@ -61,21 +32,24 @@ pub fn ResultScreen(
         }
     });
 
-    let speed_line = match mode {
-        Mode::Zh => format!(
-            "{:.1} 字/分 · 击键 {:.2}/s",
-            score::zi_per_minute(&stats),
+    let speed_line = match mode.language() {
+        Language::Chinese => format!(
+            "{:.1} {} · 击键 {:.2}/s",
+            mode.speed(&stats),
+            mode.speed_unit(),
             score::keys_per_second(&stats)
         ),
-        _ => format!(
-            "{:.1} WPM · raw {:.1} WPM",
-            score::net_wpm(&stats),
-            score::raw_wpm(&stats)
+        Language::English => format!(
+            "{:.1} {unit} · raw {:.1} {unit}",
+            mode.speed(&stats),
+            score::raw_wpm(&stats),
+            unit = mode.speed_unit()
         ),
     };
-    let characters = match mode {
-        Mode::Zh => format!("{} 字", stats.correct_chars + stats.errors),
-        _ => format!("{} characters", stats.correct_chars + stats.errors),
+    let typed = stats.correct_chars + stats.errors;
+    let characters = match mode.language() {
+        Language::Chinese => format!("{typed} 字"),
+        Language::English => format!("{typed} characters"),
     };
     view! {
         <section
@@ -104,18 +78,32 @@ pub fn ResultScreen(
                 <div><dt>"Typed"</dt><dd>{characters}</dd></div>
                 <div><dt>"Errors"</dt><dd>{stats.errors}</dd></div>
             </dl>
-            <SavingStatus saving=saving.read_only()/>
+            <SavingStatus saving/>
             <SpeedChart mode samples/>
         </section>
     }
 }
 
-/// "Saving…", then "Saved" (and "New personal best"), or why not.
+/// "Saving…" (or "Not saved yet"), then "Saved" (and "New personal best"), or why not.
 #[component]
-fn SavingStatus(saving: ReadSignal<Saving>) -> impl IntoView {
-    move || {
-        match saving.get() {
+fn SavingStatus(saving: Result<ReadSignal<Saving>, Implausible>) -> impl IntoView {
+    let saving = match saving {
+        Err(refused) => {
+            return view! {
+                <p class="saving refused" data-testid="not-saved">{format!("Not saved: {}", refused.message())}</p>
+            }
+            .into_any();
+        }
+        Ok(saving) => saving,
+    };
+    (move || match saving.get() {
         Saving::Pending => view! { <p class="saving">"Saving…"</p> }.into_any(),
+        Saving::NotSavedYet(reason) => view! {
+            <p class="saving refused" data-testid="not-saved-yet">
+                {format!("Not saved yet: {reason}. KeyDo keeps this result in this tab and tries again.")}
+            </p>
+        }
+        .into_any(),
         Saving::Saved { new_best } => view! {
             <p class="saving">
                 <span data-testid="saved">"Saved"</span>
@@ -123,14 +111,10 @@ fn SavingStatus(saving: ReadSignal<Saving>) -> impl IntoView {
             </p>
         }
         .into_any(),
-        Saving::Refused(reason) => view! {
-            <p class="saving refused" data-testid="not-saved">{format!("Not saved: {}", reason.message())}</p>
-        }
-        .into_any(),
         Saving::Failed(error) => view! {
             <p class="saving refused" data-testid="not-saved">{format!("Could not save: {error}")}</p>
         }
         .into_any(),
-    }
-    }
+    })
+    .into_any()
 }

@@ -1,15 +1,14 @@
-//! The text corpora, fetched from `/texts/` (served by the service worker's precache
-//! when offline), and the prompt each mode builds from them.
+//! The text corpora (loaded by [`crate::services::texts`]) and the prompt each mode
+//! builds from them.
 //!
 //! Each corpus loads on its own, so a broken `quotes.json` costs the `quote` mode only.
 
-use gloo_net::http::Request;
+use crate::services::texts::{LoadError, load};
 use keydo_core::texts::{
-    self, CorpusError, Passage, Passages, TIME_MODE_WORD_COUNT, WORDS_MODE_WORD_COUNT, WordList,
+    self, Passage, Passages, TIME_MODE_WORD_COUNT, WORDS_MODE_WORD_COUNT, WordList,
 };
 use keydo_core::{Mode, Prompt};
 use leptos::prelude::*;
-use std::fmt;
 
 /// What a game asks the player to type, and where a passage comes from.
 #[derive(Debug, Clone, PartialEq)]
@@ -65,39 +64,5 @@ fn attributed(passage: &Passage) -> Assignment {
     Assignment {
         prompt: passage.text.clone(),
         attribution: Some(format!("— {}, {}{year}", passage.author, passage.source)),
-    }
-}
-
-/// Fetches `/texts/<file>` and parses it.
-async fn load<T>(
-    file: &'static str,
-    parse: fn(&str) -> Result<T, CorpusError>,
-) -> Result<T, LoadError> {
-    let failed = |reason: String| LoadError { file, reason };
-    let response = Request::get(&format!("/texts/{file}"))
-        .send()
-        .await
-        .map_err(|e| failed(e.to_string()))?;
-    if !response.ok() {
-        return Err(failed(format!("the server answered {}", response.status())));
-    }
-    let body = response.text().await.map_err(|e| failed(e.to_string()))?;
-    parse(&body).map_err(|e| failed(e.to_string()))
-}
-
-/// A corpus that could not be fetched or read.
-#[derive(Debug, Clone, PartialEq)]
-pub struct LoadError {
-    file: &'static str,
-    reason: String,
-}
-
-impl fmt::Display for LoadError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(
-            f,
-            "The texts for this mode ({}) could not be loaded: {}. The other modes still play.",
-            self.file, self.reason
-        )
     }
 }

@@ -19,10 +19,10 @@ mod scores;
 
 use crate::error::ApiError;
 use crate::state::AppState;
-use crate::{auth, origin, rate_limit};
+use crate::{auth, metrics, origin, rate_limit};
 use axum::Router;
 use axum::http::{HeaderValue, header};
-use axum::middleware::from_fn_with_state;
+use axum::middleware::{from_fn, from_fn_with_state};
 use axum::routing::{get, post};
 use tower::ServiceBuilder;
 use tower_http::set_header::SetResponseHeaderLayer;
@@ -31,6 +31,7 @@ use tower_http::set_header::SetResponseHeaderLayer;
 pub fn routes(state: &AppState) -> Router<AppState> {
     let open = Router::new()
         .route("/health", get(health::check))
+        .route("/ready", get(health::ready))
         .route("/openapi.json", get(openapi::document))
         .route(
             "/saves",
@@ -68,6 +69,7 @@ pub fn routes(state: &AppState) -> Router<AppState> {
             header::CACHE_CONTROL,
             HeaderValue::from_static("no-store"),
         ))
+        .layer(from_fn(metrics::remember_route))
 }
 
 async fn not_found() -> ApiError {

@@ -69,7 +69,10 @@ pub async fn replay(
     let state = &replays.state;
     let remembered = state
         .store
-        .remembered_creation(key.sha256().to_owned(), expired_before(state.clock.now_ms()))
+        .remembered_creation(
+            key.sha256().to_owned(),
+            expired_before(state.clock.now_ms()),
+        )
         .await
         .map_err(ApiError::internal)?;
     if let Some(remembered) = remembered {
@@ -110,7 +113,13 @@ pub async fn create(
                 token_sealed: key.seal(token),
             };
             match store
-                .create_player_once(player.clone(), token_hash, now, creation, expired_before(now))
+                .create_player_once(
+                    player.clone(),
+                    token_hash,
+                    now,
+                    creation,
+                    expired_before(now),
+                )
                 .await
                 .map_err(ApiError::internal)?
             {

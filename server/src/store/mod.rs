@@ -4,20 +4,26 @@
 //! writes on its writer thread, everything else on tokio's blocking pool), so a slow
 //! disk never stalls request handling. Each write runs in a transaction of its own
 //! (on SQLite: its own savepoint within a batch), reads on a pooled connection.
+//! Errors that mean the database is unreachable, full or too slow are told apart
+//! ([`StoreError::is_unavailable`]): the API answers them 503, not 500.
 
 mod postgres;
+mod postgres_tls;
 pub mod queries;
 pub mod sql;
 mod sqlite;
 
 use self::postgres::Postgres;
 use self::sqlite::Sqlite;
+use crate::metrics::{DatabaseErrorKind, metrics};
 use keydo_core::Mode;
 use keydo_core::api::ServerBest;
 use queries::{Best, Board, Entry, Game, Player, RememberedCreation, SaveCreation, Standing};
 use sql::Sql;
+use std::error::Error as _;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
+use std::time::{Duration, Instant};
 
 mod migrations {
     //! The schema's versioned migrations (`server/migrations/V<n>__<name>.sql`),
@@ -65,6 +71,61 @@ pub enum StoreError {
     WriterStopped,
     #[error("committing a batch of writes: {0}")]
     Commit(String),
+    #[error("TLS to PostgreSQL: {0}")]
+    Tls(String),
+}
+
+impl StoreError {
+    /// Whether the database cannot be reached, is full, read-only, busy or too slow:
+    /// a moment to retry later, not a bug.
+    pub fn is_unavailable(&self) -> bool {
+        use rusqlite::ErrorCode::{
+            CannotOpen, DatabaseBusy, DatabaseLocked, DiskFull, OutOfMemory, ReadOnly,
+            SystemIoFailure,
+        };
+        match self {
+            StoreError::Sqlite(error) => matches!(
+                error.sqlite_error_code(),
+                Some(
+                    CannotOpen
+                        | DatabaseBusy
+                        | DatabaseLocked
+                        | DiskFull
+                        | OutOfMemory
+                        | ReadOnly
+                        | SystemIoFailure
+                )
+            ),
+            StoreError::Postgres(error) => postgres_unavailable(error),
+            StoreError::Pool(_)
+            | StoreError::Open { .. }
+            | StoreError::CreateDir { .. }
+            | StoreError::WriterStopped
+            | StoreError::Commit(_) => true,
+            _ => false,
+        }
+    }
+}
+
+/// Connection failures, SQLSTATE classes 08 (connection), 53 (insufficient resources:
+/// disk full, too many connections), 57 (operator intervention: shutdown, statement
+/// timeout) and 25006 (a read-only standby).
+fn postgres_unavailable(error: &::postgres::Error) -> bool {
+    if error.is_closed() {
+        return true;
+    }
+    match error.code() {
+        Some(state) => {
+            let code = state.code();
+            ["08", "53", "57"]
+                .iter()
+                .any(|class| code.starts_with(class))
+                || code == "25006"
+        }
+        None => error
+            .source()
+            .is_some_and(|source| source.is::<std::io::Error>()),
+    }
 }
 
 /// Where the database lives, from `--data-dir` / `--database-url`.
@@ -102,9 +163,12 @@ enum Database {
 #[derive(Clone)]
 pub struct Store {
     database: Arc<Database>,
-    /// Saves by token hash. A save never changes once created, so a hit is as good
-    /// as a read; a restore replaces the database only while the server is stopped.
-    known_tokens: Arc<quick_cache::sync::Cache<String, Player>>,
+    /// Saves by token hash, with when they were read. A save never changes once
+    /// created, so a fresh hit is as good as a read; entries expire after
+    /// [`StoreOptions::token_ttl`], so after a restore (which may drop saves) no
+    /// server goes on accepting a token the database no longer knows for longer.
+    known_tokens: Arc<quick_cache::sync::Cache<String, (Player, Instant)>>,
+    token_ttl: Duration,
 }
 
 /// How many saves' tokens stay cached (about 100 bytes each).
@@ -123,6 +187,31 @@ pub enum Creation {
     Remembered(RememberedCreation),
 }
 
+/// How the store connects and caches.
+#[derive(Debug, Clone)]
+pub struct StoreOptions {
+    /// How long a cached token is trusted without asking the database.
+    pub token_ttl: Duration,
+    /// PostgreSQL: the longest a statement may run, and the longest a request waits
+    /// for a pooled connection, before the database counts as unavailable.
+    pub database_timeout: Duration,
+    /// PostgreSQL: the certificate authority the server's certificate must chain to
+    /// (then its host name is checked too). Without it, TLS (when the server offers
+    /// it, or `sslmode=require` demands it) encrypts without authenticating the
+    /// server, as libpq's `sslmode=require` does.
+    pub database_ca_file: Option<PathBuf>,
+}
+
+impl Default for StoreOptions {
+    fn default() -> Self {
+        StoreOptions {
+            token_ttl: Duration::from_secs(60),
+            database_timeout: Duration::from_secs(5),
+            database_ca_file: None,
+        }
+    }
+}
+
 /// What recording a game did to the player's bests.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Recorded {
@@ -132,15 +221,22 @@ pub struct Recorded {
 }
 
 impl Store {
-    /// Opens the database and applies pending migrations. Blocking.
+    /// Opens the database with the default [`StoreOptions`] and applies pending
+    /// migrations. Blocking.
     pub fn open(location: &Location) -> Result<Self, StoreError> {
+        Self::open_with(location, &StoreOptions::default())
+    }
+
+    /// Opens the database and applies pending migrations. Blocking.
+    pub fn open_with(location: &Location, options: &StoreOptions) -> Result<Self, StoreError> {
         let database = match location {
             Location::Sqlite(path) => Database::Sqlite(Sqlite::open(path)?),
-            Location::Postgres(url) => Database::Postgres(Postgres::open(url)?),
+            Location::Postgres(url) => Database::Postgres(Postgres::open(url, options)?),
         };
         Ok(Store {
             database: Arc::new(database),
             known_tokens: Arc::new(quick_cache::sync::Cache::new(KNOWN_TOKENS)),
+            token_ttl: options.token_ttl,
         })
     }
 
@@ -180,7 +276,9 @@ impl Store {
             queries::remembered_creation(sql, &creation.key_sha256, expired_before)?
                 .map(Creation::Remembered)
                 .ok_or_else(|| {
-                    StoreError::UnexpectedValue("a key's record vanished inside its transaction".into())
+                    StoreError::UnexpectedValue(
+                        "a key's record vanished inside its transaction".into(),
+                    )
                 })
         })
         .await
@@ -206,15 +304,22 @@ impl Store {
         &self,
         token_sha256: String,
     ) -> Result<Option<Player>, StoreError> {
-        if let Some(player) = self.known_tokens.get(&token_sha256) {
+        if let Some((player, read_at)) = self.known_tokens.get(&token_sha256)
+            && read_at.elapsed() < self.token_ttl
+        {
             return Ok(Some(player));
         }
         let key = token_sha256.clone();
         let player = self
             .read(move |sql| queries::player_by_token(sql, &token_sha256))
             .await?;
-        if let Some(player) = &player {
-            self.known_tokens.insert(key, player.clone());
+        match &player {
+            Some(player) => self
+                .known_tokens
+                .insert(key, (player.clone(), Instant::now())),
+            None => {
+                self.known_tokens.remove(&key);
+            }
         }
         Ok(player)
     }
@@ -259,25 +364,47 @@ impl Store {
         self.read(queries::ping).await
     }
 
+    /// Readiness: runs a write transaction the way every write does and commits it.
+    /// On SQLite it goes through the writer thread and takes the write lock; on
+    /// PostgreSQL it takes a transaction id, which a read-only standby refuses.
+    pub async fn check_writable(&self) -> Result<(), StoreError> {
+        let statement = match &*self.database {
+            Database::Sqlite(_) => "SELECT 1",
+            Database::Postgres(_) => "SELECT txid_current()",
+        };
+        self.write(move |sql| sql.query(statement, &[]).map(drop))
+            .await
+    }
+
     async fn read<R: Send + 'static>(
         &self,
         f: impl FnOnce(&mut dyn Sql) -> Result<R, StoreError> + Send + 'static,
     ) -> Result<R, StoreError> {
-        match &*self.database {
+        let result = match &*self.database {
             Database::Sqlite(sqlite) => sqlite.read(f).await,
             Database::Postgres(postgres) => postgres.read(f).await,
-        }
+        };
+        result.inspect_err(count_error)
     }
 
     async fn write<R: Send + 'static>(
         &self,
         f: impl FnOnce(&mut dyn Sql) -> Result<R, StoreError> + Send + 'static,
     ) -> Result<R, StoreError> {
-        match &*self.database {
+        let result = match &*self.database {
             Database::Sqlite(sqlite) => sqlite.write(f).await,
             Database::Postgres(postgres) => postgres.write(f).await,
-        }
+        };
+        result.inspect_err(count_error)
     }
+}
+
+fn count_error(error: &StoreError) {
+    metrics().database_error(if error.is_unavailable() {
+        DatabaseErrorKind::Unavailable
+    } else {
+        DatabaseErrorKind::Other
+    });
 }
 
 /// Writes a consistent copy of the live database into `file`, which must not exist or

@@ -3,18 +3,25 @@
 //!
 //! The synchronous `postgres` client keeps this backend the same shape as SQLite's,
 //! so the queries are written once against [`Sql`] and run on the blocking pool.
+//! Connections use TLS as the URL's `sslmode` asks (see [`super::postgres_tls`]), and
+//! every statement runs under a `statement_timeout`; waiting for a pooled connection
+//! is bounded by the same time, so an unreachable database fails fast (503).
 
 use super::sql::{Param, Row, Sql, Value};
-use super::{StoreError, migrations};
+use super::{StoreError, StoreOptions, migrations, postgres_tls};
+use crate::metrics::metrics;
 use bytes::BytesMut;
+use postgres::GenericClient;
 use postgres::types::{IsNull, ToSql, Type, to_sql_checked};
-use postgres::{GenericClient, NoTls};
 use r2d2::Pool;
 use r2d2_postgres::PostgresConnectionManager;
 use std::error::Error;
 use std::sync::Arc;
+use tokio_postgres_rustls::MakeRustlsConnect;
 
 const CONNECTIONS: u32 = 8;
+
+type Manager = PostgresConnectionManager<MakeRustlsConnect>;
 
 pub struct Postgres {
     pool: Arc<ClosedOffRuntime>,
@@ -22,11 +29,19 @@ pub struct Postgres {
 
 impl Postgres {
     /// Connects and brings the schema up to date.
-    pub fn open(url: &str) -> Result<Self, StoreError> {
-        let config = url.parse::<postgres::Config>()?;
+    pub fn open(url: &str, options: &StoreOptions) -> Result<Self, StoreError> {
+        let mut config = url.parse::<postgres::Config>()?;
+        let timeout_ms = options.database_timeout.as_millis();
+        let server_options = format!(
+            "{} -c statement_timeout={timeout_ms}",
+            config.get_options().unwrap_or_default()
+        );
+        config.options(server_options.trim_start());
+        let tls = postgres_tls::connector(options.database_ca_file.as_deref())?;
         let pool = Pool::builder()
             .max_size(CONNECTIONS)
-            .build(PostgresConnectionManager::new(config, NoTls))?;
+            .connection_timeout(options.database_timeout)
+            .build(PostgresConnectionManager::new(config, tls))?;
         migrations::runner().run(&mut *pool.get()?)?;
         Ok(Postgres {
             pool: Arc::new(ClosedOffRuntime(Some(pool))),
@@ -50,8 +65,11 @@ impl Postgres {
         f: impl FnOnce(&mut dyn Sql) -> Result<R, StoreError> + Send + 'static,
     ) -> Result<R, StoreError> {
         let pool = Arc::clone(&self.pool);
+        metrics().write_queued();
         tokio::task::spawn_blocking(move || {
-            let mut client = pool.get()?;
+            let client = pool.get();
+            metrics().write_batch(1);
+            let mut client = client?;
             let mut transaction = client.transaction()?;
             let result = f(&mut PostgresSql(&mut transaction))?;
             transaction.commit()?;
@@ -64,10 +82,10 @@ impl Postgres {
 /// The pool, closed on a plain thread when dropped: closing a `postgres` client blocks
 /// on the client's own runtime, which panics on an async worker thread (where the last
 /// handle to the store usually goes away).
-struct ClosedOffRuntime(Option<Pool<PostgresConnectionManager<NoTls>>>);
+struct ClosedOffRuntime(Option<Pool<Manager>>);
 
 impl ClosedOffRuntime {
-    fn get(&self) -> Result<r2d2::PooledConnection<PostgresConnectionManager<NoTls>>, StoreError> {
+    fn get(&self) -> Result<r2d2::PooledConnection<Manager>, StoreError> {
         Ok(self
             .0
             .as_ref()

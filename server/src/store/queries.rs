@@ -248,11 +248,7 @@ pub fn forget_expired_creations(
 
 /// A player's all-time best per mode they have played, with their best of `week`
 /// where they have one; in [`Mode::ALL`]'s order.
-pub fn bests(
-    sql: &mut dyn Sql,
-    player_id: &str,
-    week: i64,
-) -> Result<Vec<ServerBest>, StoreError> {
+pub fn bests(sql: &mut dyn Sql, player_id: &str, week: i64) -> Result<Vec<ServerBest>, StoreError> {
     let mut bests = sql
         .query(
             "SELECT s.mode, s.value, w.value

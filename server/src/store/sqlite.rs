@@ -14,6 +14,7 @@
 
 use super::sql::{Param, Row, Sql, Value};
 use super::{StoreError, migrations};
+use crate::metrics::metrics;
 use r2d2::Pool;
 use r2d2_sqlite::SqliteConnectionManager;
 use rusqlite::types::{ToSqlOutput, ValueRef};
@@ -95,6 +96,7 @@ impl Sqlite {
             });
             (succeeded, delivery)
         });
+        metrics().write_queued();
         self.writes
             .send(job)
             .map_err(|_| StoreError::WriterStopped)?;
@@ -108,6 +110,7 @@ fn write_batches(mut connection: Connection, jobs: mpsc::Receiver<WriteJob>) {
         let batch: Vec<WriteJob> = std::iter::once(first)
             .chain(jobs.try_iter().take(MAX_BATCH - 1))
             .collect();
+        metrics().write_batch(batch.len());
         commit_batch(&mut connection, batch);
     }
 }

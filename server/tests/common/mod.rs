@@ -5,17 +5,20 @@
 #![allow(dead_code)] // each test binary uses its own part of these helpers
 
 pub mod scenarios;
+pub mod wire;
 
 use axum::Router;
 use axum::body::{Body, to_bytes};
 use axum::extract::connect_info::MockConnectInfo;
 use axum::http::{Request, Response, header};
 use keydo_core::api::SaveCreated;
+use keydo_server::client::TrustedProxies;
 use keydo_server::clock::Clock;
+use keydo_server::connections::{self, ConnectionLimits};
 use keydo_server::router;
 use keydo_server::settings::{RateLimits, Settings};
 use keydo_server::state::AppState;
-use keydo_server::store::{Location, Store};
+use keydo_server::store::{Location, Store, StoreOptions};
 use serde_json::{Value, json};
 use std::net::SocketAddr;
 use std::num::NonZeroU32;
@@ -79,6 +82,10 @@ pub struct Options {
     pub dist: Option<PathBuf>,
     /// An existing SQLite file to serve (a restored backup) instead of a fresh one.
     pub sqlite_file: Option<PathBuf>,
+    pub trusted_proxies: TrustedProxies,
+    /// Appended to the test database's URL (PostgreSQL), e.g. `?sslmode=require`.
+    pub postgres_url_suffix: String,
+    pub store: StoreOptions,
 }
 
 impl Default for Options {
@@ -90,6 +97,9 @@ impl Default for Options {
             postgres_admin_url: None,
             dist: None,
             sqlite_file: None,
+            trusted_proxies: TrustedProxies::default(),
+            postgres_url_suffix: String::new(),
+            store: StoreOptions::default(),
         }
     }
 }
@@ -103,11 +113,20 @@ pub fn limits(per_ip: u32, per_identity: u32, saves: u32) -> RateLimits {
     }
 }
 
-/// The PostgreSQL server tests may use (`scripts/with-postgres.sh` sets it).
+/// The PostgreSQL server tests may use (`scripts/with-postgres.sh` sets it). In CI
+/// (`CI=true`) its absence fails the test instead of skipping it: there the cluster
+/// must have started.
 pub fn postgres_admin_url() -> Option<String> {
-    std::env::var("KEYDO_TEST_POSTGRES_URL")
+    let url = std::env::var("KEYDO_TEST_POSTGRES_URL")
         .ok()
-        .filter(|url| !url.is_empty())
+        .filter(|url| !url.is_empty());
+    if url.is_none() && std::env::var("CI").is_ok_and(|ci| ci == "true") {
+        panic!(
+            "CI=true but KEYDO_TEST_POSTGRES_URL is unset: run the tests through \
+             scripts/with-postgres.sh, which must start a PostgreSQL cluster"
+        );
+    }
+    url
 }
 
 /// A server of our own: router, database, dist and clock.
@@ -137,12 +156,13 @@ impl TestServer {
             ),
             Some(admin_url) => {
                 let database = PostgresDatabase::create(admin_url).await;
-                (Location::Postgres(database.url.clone()), Some(database))
+                let url = format!("{}{}", database.url, options.postgres_url_suffix);
+                (Location::Postgres(url), Some(database))
             }
         };
         let store = {
-            let location = location.clone();
-            tokio::task::spawn_blocking(move || Store::open(&location))
+            let (location, store_options) = (location.clone(), options.store.clone());
+            tokio::task::spawn_blocking(move || Store::open_with(&location, &store_options))
                 .await
                 .unwrap()
                 .unwrap()
@@ -153,6 +173,8 @@ impl TestServer {
         let settings = Settings {
             dist: options.dist.unwrap_or_else(|| dist.path().to_owned()),
             public_origin: options.public_origin,
+            tls: false,
+            trusted_proxies: options.trusted_proxies,
             rate_limits: options.rate_limits,
             request_timeout: options.request_timeout,
         };
@@ -263,6 +285,31 @@ impl TestServer {
         tokio::spawn(async move { axum::serve(listener, app).await.unwrap() });
         address
     }
+
+    /// Serves on a real socket as `keydo-server` does, within `limits`; the server
+    /// lives as long as the test's runtime.
+    pub async fn listen_within(&self, limits: ConnectionLimits) -> SocketAddr {
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let address = listener.local_addr().unwrap();
+        let app = self.router.clone();
+        tokio::spawn(connections::serve(
+            listener,
+            app,
+            limits,
+            None,
+            std::future::pending(),
+        ));
+        address
+    }
+
+    /// The name of this test's own PostgreSQL database.
+    pub fn postgres_database(&self) -> &str {
+        &self
+            .postgres_database
+            .as_ref()
+            .expect("this test needs PostgreSQL")
+            .name
+    }
 }
 
 /// A database of its own on the test PostgreSQL, dropped with the test.
@@ -305,7 +352,8 @@ impl Drop for PostgresDatabase {
     }
 }
 
-fn admin(admin_url: &str, statement: &str) {
+/// Runs `statement` on the test PostgreSQL as its superuser.
+pub fn admin(admin_url: &str, statement: &str) {
     let mut client = postgres::Client::connect(admin_url, postgres::NoTls)
         .expect("connecting to the test PostgreSQL");
     client.batch_execute(statement).unwrap();

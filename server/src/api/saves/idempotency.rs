@@ -99,7 +99,10 @@ mod tests {
     fn headers(values: &[&str]) -> HeaderMap {
         let mut headers = HeaderMap::new();
         for value in values {
-            headers.append(IDEMPOTENCY_KEY_HEADER, HeaderValue::from_str(value).unwrap());
+            headers.append(
+                IDEMPOTENCY_KEY_HEADER,
+                HeaderValue::from_str(value).unwrap(),
+            );
         }
         headers
     }
@@ -159,9 +162,11 @@ mod tests {
         let named = CreateSave {
             display_name: Some("Ann".into()),
         };
-        let parsed: CreateSave =
-            serde_json::from_str("{ \"displayName\" :\n \"Ann\" }").unwrap();
+        let parsed: CreateSave = serde_json::from_str("{ \"displayName\" :\n \"Ann\" }").unwrap();
         assert_eq!(request_sha256(&named), request_sha256(&parsed));
-        assert_ne!(request_sha256(&named), request_sha256(&CreateSave::default()));
+        assert_ne!(
+            request_sha256(&named),
+            request_sha256(&CreateSave::default())
+        );
     }
 }

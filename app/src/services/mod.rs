@@ -1,0 +1,28 @@
+//! The page's one boundary for I/O. Components render and dispatch; everything that
+//! leaves the page's memory goes through here:
+//! - [`records`]: the browser database (IndexedDB `keydo`, through `keydo-storage`):
+//!   finished games, personal bests, what the sync status shows of the outbox;
+//! - [`api`]: every `/api` call the page makes itself (the leaderboards), with the
+//!   token, a timeout and the API's error body read in one place;
+//! - [`sync`]: the coordinator that decides when `keydo-sync` flushes the outbox;
+//! - [`shell`]: the service worker (registration, updates) and persistent storage;
+//! - [`texts`]: the text corpora the prompts are made from.
+//!
+//! [`provide`] starts them once and puts the stateful ones in Leptos context.
+
+pub mod api;
+pub mod records;
+pub mod shell;
+pub mod sync;
+pub mod texts;
+
+use leptos::prelude::*;
+
+/// Starts every service and provides [`sync::Coordinator`], [`records::Records`] and
+/// [`shell::Shell`] to the components below.
+pub fn provide() {
+    let coordinator = sync::Coordinator::start();
+    provide_context(coordinator);
+    provide_context(records::Records::start(coordinator));
+    provide_context(shell::Shell::start());
+}

@@ -1,0 +1,253 @@
+//! The browser database (IndexedDB `keydo`, through `keydo-storage`) as the page uses
+//! it: each finished game is recorded — history, personal best and sync outbox in one
+//! transaction — the personal bests are kept for the mode buttons, and the sync status
+//! and the leaderboard read the outbox and the save's credentials here.
+//!
+//! A write that fails for a passing reason (the storage quota is used up, another tab
+//! blocks a schema upgrade) loses nothing: the game stays in this tab's memory and
+//! the same write is tried again with a capped backoff until it commits; recording is
+//! idempotent (docs/sync.md). Meanwhile the result screen says "Not saved yet", and
+//! closing the tab asks for confirmation.
+//!
+//! Every operation opens its own connection, which closes when it is dropped at the
+//! end of the operation, so no open connection holds up a schema upgrade.
+
+use super::sync::Coordinator;
+use keydo_core::outbox::OutboxEntry;
+use keydo_core::{Mode, Stats};
+use keydo_storage::{Credentials, Db, Recorded, StorageError};
+use leptos::ev;
+use leptos::prelude::*;
+use leptos::task::spawn_local;
+use std::time::Duration;
+use uuid::Uuid;
+use wasm_bindgen::JsValue;
+use wasm_bindgen_futures::JsFuture;
+
+/// The first retry of a failed write waits this long; each next one twice as long...
+const FIRST_RETRY: Duration = Duration::from_secs(1);
+/// ...up to this.
+const MAX_RETRY: Duration = Duration::from_secs(30);
+
+/// The personal bests, and the way finished games reach the database.
+#[derive(Clone, Copy)]
+pub struct Records {
+    /// The best value of each mode, as far as the page knows.
+    bests: RwSignal<Vec<(Mode, i64)>>,
+    /// Finished games whose write failed and that live only in this tab until a retry
+    /// commits them.
+    unsaved: RwSignal<usize>,
+    coordinator: Coordinator,
+}
+
+/// Where recording a finished game stands.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Saving {
+    Pending,
+    /// The write failed for this reason and will be tried again; the game is kept in
+    /// memory meanwhile.
+    NotSavedYet(String),
+    /// Committed to the database; `new_best` if it beat the mode's personal best.
+    Saved {
+        new_best: bool,
+    },
+    /// A stored record is unreadable: trying again cannot help.
+    Failed(String),
+}
+
+/// A finished game as it is written, fixed when the game ends so every attempt writes
+/// the same result.
+#[derive(Debug, Clone, Copy)]
+struct Game {
+    score_id: Uuid,
+    mode: Mode,
+    stats: Stats,
+    /// When the game ended, unix ms.
+    played_at: u64,
+}
+
+impl Records {
+    /// Starts with no bests and fills them in from the database.
+    pub fn start(coordinator: Coordinator) -> Records {
+        let records = Records {
+            bests: RwSignal::new(Vec::new()),
+            unsaved: RwSignal::new(0),
+            coordinator,
+        };
+        spawn_local(async move {
+            match stored_bests().await {
+                Ok(stored) => records.bests.set(stored),
+                Err(error) => log_storage_error(&error),
+            }
+        });
+        let unsaved = records.unsaved;
+        let guard = window_event_listener(ev::beforeunload, move |event| {
+            // Closing now would lose a game that is only in memory: the browser asks.
+            if unsaved.try_get_untracked().unwrap_or(0) > 0 {
+                event.prevent_default();
+                event.set_return_value("unsaved");
+            }
+        });
+        on_cleanup(move || guard.remove());
+        records
+    }
+
+    /// The personal best of `mode` (reactive).
+    pub fn best(&self, mode: Mode) -> Option<i64> {
+        self.bests
+            .with(|bests| bests.iter().find(|(m, _)| *m == mode).map(|(_, v)| *v))
+    }
+
+    /// How many finished games are kept only in this tab's memory (reactive).
+    pub fn unsaved(&self) -> Signal<usize> {
+        self.unsaved.into()
+    }
+
+    /// Writes a game that just ended durably — trying again until it commits — then
+    /// has the sync deliver it. The signal follows the write: "saved" means committed.
+    pub fn record(&self, mode: Mode, stats: Stats) -> ReadSignal<Saving> {
+        let game = Game {
+            score_id: Uuid::new_v4(),
+            mode,
+            stats,
+            // Whole milliseconds since the epoch, far below 2^53.
+            played_at: js_sys::Date::now() as u64,
+        };
+        let saving = RwSignal::new(Saving::Pending);
+        let records = *self;
+        spawn_local(async move {
+            let outcome = records.write_until_committed(game, saving).await;
+            match outcome {
+                Ok(recorded) => {
+                    records.set_best(mode, recorded.best);
+                    saving.try_set(Saving::Saved {
+                        new_best: recorded.new_best,
+                    });
+                    records.coordinator.result_saved();
+                }
+                Err(error) => {
+                    saving.try_set(Saving::Failed(error.to_string()));
+                }
+            }
+        });
+        saving.read_only()
+    }
+
+    /// Writes `game`, retrying transient failures with a capped backoff; while it is
+    /// not saved it counts as unsaved and `saving` says why.
+    async fn write_until_committed(
+        &self,
+        game: Game,
+        saving: RwSignal<Saving>,
+    ) -> Result<Recorded, StorageError> {
+        let mut failures = 0;
+        let outcome = loop {
+            match write(game).await {
+                Err(error) if error.is_transient() => {
+                    log_storage_error(&error);
+                    if failures == 0 {
+                        self.unsaved.update(|n| *n += 1);
+                    }
+                    failures += 1;
+                    saving.try_set(Saving::NotSavedYet(error.to_string()));
+                    sleep(retry_delay(failures)).await;
+                }
+                outcome => break outcome,
+            }
+        };
+        if failures > 0 {
+            self.unsaved.update(|n| *n -= 1);
+        }
+        if let Err(error) = &outcome {
+            log_storage_error(error);
+        }
+        outcome
+    }
+
+    /// Takes the best the database reported after recording a game.
+    fn set_best(&self, mode: Mode, best: i64) {
+        self.bests.update(|bests| {
+            bests.retain(|(m, _)| *m != mode);
+            bests.push((mode, best));
+        });
+    }
+}
+
+/// The wait before the next attempt after `failures` failed writes in a row: doubling
+/// from [`FIRST_RETRY`], capped at [`MAX_RETRY`].
+fn retry_delay(failures: u32) -> Duration {
+    let doublings = failures.saturating_sub(1).min(16);
+    (FIRST_RETRY * 2u32.pow(doublings)).min(MAX_RETRY)
+}
+
+async fn stored_bests() -> Result<Vec<(Mode, i64)>, StorageError> {
+    Db::open().await?.bests().await
+}
+
+/// Every outbox entry, sendable and blocked.
+pub async fn outbox() -> Result<Vec<OutboxEntry>, StorageError> {
+    Db::open().await?.outbox().await
+}
+
+/// The server save's credentials, if the sync has created one and the database can
+/// be read.
+pub async fn credentials() -> Option<Credentials> {
+    let db = Db::open().await.ok()?;
+    db.credentials().await.ok().flatten()
+}
+
+/// One attempt at recording `game`; resolves once the transaction has committed.
+async fn write(game: Game) -> Result<Recorded, StorageError> {
+    let db = Db::open().await?;
+    let profile = db.profile(game.played_at).await?;
+    let entry = OutboxEntry::new(
+        game.score_id,
+        profile.id,
+        game.mode,
+        game.stats,
+        game.played_at,
+    );
+    // A `keydo:durable-write` performance measure spans the commit, for benchmarks.
+    let performance = window().performance();
+    if let Some(performance) = &performance {
+        let _ = performance.mark(DURABLE_WRITE_START);
+    }
+    let recorded = db.record_result(&entry).await;
+    if let Some(performance) = &performance {
+        let _ = performance.measure_with_start_mark(DURABLE_WRITE, DURABLE_WRITE_START);
+    }
+    recorded
+}
+
+const DURABLE_WRITE: &str = "keydo:durable-write";
+const DURABLE_WRITE_START: &str = "keydo:durable-write:start";
+
+/// Resolves after `delay`.
+async fn sleep(delay: Duration) {
+    let promise = js_sys::Promise::new(&mut |resolve, _reject| {
+        set_timeout(
+            move || {
+                let _ = resolve.call0(&JsValue::UNDEFINED);
+            },
+            delay,
+        );
+    });
+    let _ = JsFuture::from(promise).await;
+}
+
+fn log_storage_error(error: &StorageError) {
+    web_sys::console::warn_1(&format!("keydo: {error}").into());
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn failed_writes_are_retried_doubling_from_a_second_up_to_half_a_minute() {
+        let delays: Vec<u64> = (1..=8).map(|n| retry_delay(n).as_secs()).collect();
+        assert_eq!(delays, [1, 2, 4, 8, 16, 30, 30, 30]);
+        assert_eq!(retry_delay(0), FIRST_RETRY);
+        assert_eq!(retry_delay(u32::MAX), MAX_RETRY);
+    }
+}

@@ -1,0 +1,237 @@
+//! The page side of the offline shell (docs/architecture.md): registers `/sw.js`,
+//! asks for persistent storage, says when the game can be played offline, and runs
+//! the update flow.
+//!
+//! Persistent storage keeps the browser from evicting the outbox when space runs low.
+//! If the browser refuses it, the page says so in a note until the player dismisses
+//! it; the dismissal is remembered in `localStorage`, so the note is shown once.
+//!
+//! Update flow: a new version installs in the background and waits. The page shows
+//! "New version — reload"; on [`Shell::accept_update`] the waiting worker is asked to
+//! take over, and when it does (`controllerchange`) the page reloads exactly once.
+//! Without that acceptance a `controllerchange` (say, the first install claiming the
+//! page) never reloads, so there is no reload loop. Open pages check for a new version
+//! hourly and whenever they become visible.
+
+use gloo_events::EventListener;
+use leptos::prelude::*;
+use leptos::reactive::owner::LocalStorage;
+use leptos::task::spawn_local;
+use std::time::Duration;
+use wasm_bindgen::JsCast;
+use wasm_bindgen::prelude::*;
+use wasm_bindgen_futures::JsFuture;
+use web_sys::{
+    RegistrationOptions, ServiceWorker, ServiceWorkerContainer, ServiceWorkerRegistration,
+    ServiceWorkerState, ServiceWorkerUpdateViaCache,
+};
+
+/// The `localStorage` key remembering that the player dismissed the note about a
+/// refused persistent storage.
+const PERSIST_NOTE_DISMISSED: &str = "keydo.persistNoteDismissed";
+
+/// How often an open page asks the server for a new version.
+const UPDATE_CHECK: Duration = Duration::from_secs(60 * 60);
+
+/// A handle to the shell's state, provided in Leptos context.
+#[derive(Clone, Copy)]
+pub struct Shell {
+    offline_ready: RwSignal<bool>,
+    update_waiting: RwSignal<bool>,
+    /// The browser refused persistent storage and the player has not dismissed the note.
+    persist_note: RwSignal<bool>,
+    /// The player accepted the waiting version: its takeover reloads the page.
+    accepted: StoredValue<bool>,
+    /// The worker events the page listens to, for as long as the page lives.
+    listeners: StoredValue<Vec<EventListener>, LocalStorage>,
+}
+
+impl Shell {
+    /// Registers the service worker, where the browser has them.
+    pub fn start() -> Shell {
+        let shell = Shell {
+            offline_ready: RwSignal::new(false),
+            update_waiting: RwSignal::new(false),
+            persist_note: RwSignal::new(false),
+            accepted: StoredValue::new(false),
+            listeners: StoredValue::new_local(Vec::new()),
+        };
+        spawn_local(shell.request_persistent_storage());
+        if let Some(container) = container() {
+            shell.reload_on_accepted_takeover(&container);
+            spawn_local(async move {
+                if let Err(error) = shell.register(&container).await {
+                    web_sys::console::warn_2(&"keydo: service worker unavailable".into(), &error);
+                }
+            });
+        }
+        shell
+    }
+
+    /// Whether a worker is active, i.e. its precache is complete (reactive).
+    pub fn offline_ready(&self) -> Signal<bool> {
+        self.offline_ready.into()
+    }
+
+    /// Whether a new version waits to take over (reactive).
+    pub fn update_waiting(&self) -> Signal<bool> {
+        self.update_waiting.into()
+    }
+
+    /// Whether to show the note that the browser refused persistent storage (reactive).
+    pub fn persist_note(&self) -> Signal<bool> {
+        self.persist_note.into()
+    }
+
+    /// The player read the note: it is not shown again, in this or later visits.
+    pub fn dismiss_persist_note(&self) {
+        self.persist_note.set(false);
+        if let Some(storage) = local_storage() {
+            let _ = storage.set_item(PERSIST_NOTE_DISMISSED, "1");
+        }
+    }
+
+    /// Asks the browser not to evict our storage (the outbox lives there), unless it
+    /// already granted that, and raises the note if it refuses.
+    async fn request_persistent_storage(self) {
+        let storage = window().navigator().storage();
+        if resolves_true(storage.persisted()).await {
+            return;
+        }
+        let granted = resolves_true(storage.persist()).await;
+        let dismissed = local_storage()
+            .and_then(|s| s.get_item(PERSIST_NOTE_DISMISSED).ok().flatten())
+            .is_some();
+        if !granted && !dismissed {
+            self.persist_note.try_set(true);
+        }
+    }
+
+    /// The player chose the new version: the waiting worker takes over, and the page
+    /// reloads when it has.
+    pub fn accept_update(&self) {
+        self.accepted.set_value(true);
+        spawn_local(activate_waiting());
+    }
+
+    async fn register(&self, container: &ServiceWorkerContainer) -> Result<(), JsValue> {
+        // Imported scripts hold the worker's wasm: always revalidate them on update checks.
+        let options = RegistrationOptions::new();
+        options.set_update_via_cache(ServiceWorkerUpdateViaCache::None);
+        let registration: ServiceWorkerRegistration =
+            JsFuture::from(container.register_with_options("/sw.js", &options))
+                .await?
+                .unchecked_into();
+        self.watch_for_updates(&registration);
+        check_for_updates_periodically(registration);
+        // `ready` resolves once a worker is active, i.e. its precache is complete.
+        JsFuture::from(container.ready()?).await?;
+        self.offline_ready.try_set(true);
+        Ok(())
+    }
+
+    /// Raises the prompt when a new version has installed behind the current one.
+    fn watch_for_updates(&self, registration: &ServiceWorkerRegistration) {
+        if registration.waiting().is_some() && has_controller() {
+            self.update_waiting.try_set(true);
+        }
+        let shell = *self;
+        let found = registration.clone();
+        self.listen(EventListener::new(registration, "updatefound", move |_| {
+            let Some(installing) = found.installing() else {
+                return;
+            };
+            let worker = installing.clone();
+            shell.listen(EventListener::new(&installing, "statechange", move |_| {
+                // The very first install has no controller: nothing to update from.
+                if worker.state() == ServiceWorkerState::Installed && has_controller() {
+                    shell.update_waiting.try_set(true);
+                }
+            }));
+        }));
+    }
+
+    /// Reloads once when the accepted new version takes control.
+    fn reload_on_accepted_takeover(&self, container: &ServiceWorkerContainer) {
+        let accepted = self.accepted;
+        let mut reloaded = false;
+        self.listen(EventListener::new(
+            container,
+            "controllerchange",
+            move |_| {
+                if accepted.try_get_value() == Some(true) && !reloaded {
+                    reloaded = true;
+                    let _ = window().location().reload();
+                }
+            },
+        ));
+    }
+
+    fn listen(&self, listener: EventListener) {
+        self.listeners.try_update_value(|all| all.push(listener));
+    }
+}
+
+/// The service worker container; absent on insecure origins and in some embedded
+/// browsers, where the game still plays online.
+fn container() -> Option<ServiceWorkerContainer> {
+    let navigator = window().navigator();
+    js_sys::Reflect::has(&navigator, &"serviceWorker".into())
+        .unwrap_or(false)
+        .then(|| navigator.service_worker())
+}
+
+fn has_controller() -> bool {
+    container().and_then(|c| c.controller()).is_some()
+}
+
+/// Whether a `Promise<boolean>` resolved to `true` (a failed call counts as `false`).
+async fn resolves_true(promise: Result<js_sys::Promise, JsValue>) -> bool {
+    match promise {
+        Ok(promise) => JsFuture::from(promise)
+            .await
+            .is_ok_and(|value| value.as_bool() == Some(true)),
+        Err(_) => false,
+    }
+}
+
+/// `localStorage`, where the browser allows it.
+fn local_storage() -> Option<web_sys::Storage> {
+    window().local_storage().ok().flatten()
+}
+
+/// Checks for a new version hourly and whenever the page becomes visible.
+fn check_for_updates_periodically(registration: ServiceWorkerRegistration) {
+    let update = move || {
+        if let Ok(promise) = registration.update() {
+            // Offline or server down: the next check tries again.
+            spawn_local(async move {
+                let _ = JsFuture::from(promise).await;
+            });
+        }
+    };
+    set_interval(update.clone(), UPDATE_CHECK);
+    // `visibilitychange` bubbles from the document to the window.
+    let _ = window_event_listener_untyped("visibilitychange", move |_| {
+        if document().visibility_state() == web_sys::VisibilityState::Visible {
+            update();
+        }
+    });
+}
+
+/// Tells the waiting worker to take over.
+async fn activate_waiting() {
+    let Some(container) = container() else { return };
+    let Ok(registration) = JsFuture::from(container.get_registration()).await else {
+        return;
+    };
+    let waiting: Option<ServiceWorker> = registration
+        .dyn_into::<ServiceWorkerRegistration>()
+        .ok()
+        .and_then(|r| r.waiting());
+    if let Some(worker) = waiting {
+        let message = js_sys::Object::new();
+        let _ = js_sys::Reflect::set(&message, &"type".into(), &"SKIP_WAITING".into());
+        let _ = worker.post_message(&message);
+    }
+}

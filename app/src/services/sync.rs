@@ -1,0 +1,243 @@
+//! The page's sync coordinator (docs/sync.md): when to flush the outbox.
+//!
+//! Triggers go through `core`'s [`Coalescer`] with the kind of flush they ask for
+//! (docs/sync.md, "Triggers"): app start and `online` a [`FlushKind::Reconnect`] (what
+//! failed for want of a network is due at once; a daily restore heal runs inside the
+//! flush), a saved result, the page becoming visible and the backoff timer an
+//! [`FlushKind::Automatic`], the Retry button a [`FlushKind::Manual`]. Triggers
+//! within 250 ms make one flush, and only one flush runs at a time in this page
+//! (across tabs and the service worker, `keydo-sync` also holds a Web Lock). After a
+//! result is saved the page also registers Background Sync, so the service worker
+//! delivers even if this page is closed; the foreground flush runs regardless.
+//! Neither path alone is trusted.
+//!
+//! [`Coordinator`] is a copyable handle to this state, provided in Leptos context; it
+//! publishes what the sync status shows as a [`SyncView`] signal.
+
+use super::records;
+use keydo_core::Mode;
+use keydo_core::backoff::timer_delay_ms;
+use keydo_core::classify::ErrorCode;
+use keydo_core::coalesce::{Coalescer, FlushKind};
+use leptos::prelude::*;
+use leptos::task::spawn_local;
+use std::time::Duration;
+use uuid::Uuid;
+use wasm_bindgen::JsCast;
+use wasm_bindgen_futures::JsFuture;
+
+/// The Background Sync tag the service worker listens for.
+const SYNC_TAG: &str = "flush-outbox";
+
+/// What the sync status shows.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct SyncView {
+    /// Results waiting to reach the server, blocked ones included.
+    pub pending: usize,
+    /// Why the last attempt failed, as a stable code.
+    pub last_error: Option<ErrorCode>,
+    /// Results the API refused: only Retry sends them again; the player may discard them.
+    pub blocked: Vec<BlockedResult>,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct BlockedResult {
+    pub score_id: Uuid,
+    pub mode: Mode,
+    pub value: i64,
+    /// Why the server refused it; absent only in entries written by an older version.
+    pub code: Option<ErrorCode>,
+}
+
+/// The coordinator's state.
+#[derive(Default)]
+struct State {
+    coalescer: Coalescer,
+    backoff: Option<TimeoutHandle>,
+}
+
+/// A handle to the page's sync coordinator.
+#[derive(Clone, Copy)]
+pub struct Coordinator {
+    state: StoredValue<State>,
+    view: RwSignal<SyncView>,
+}
+
+impl Coordinator {
+    /// Starts syncing: listens for `online` and visibility, and flushes whatever an
+    /// earlier session left behind.
+    pub fn start() -> Coordinator {
+        let coordinator = Coordinator {
+            state: StoredValue::new(State::default()),
+            view: RwSignal::new(SyncView::default()),
+        };
+        let on_online = window_event_listener_untyped("online", move |_| {
+            coordinator.request(FlushKind::Reconnect);
+        });
+        // `visibilitychange` bubbles from the document to the window.
+        let on_visible = window_event_listener_untyped("visibilitychange", move |_| {
+            if document().visibility_state() == web_sys::VisibilityState::Visible {
+                coordinator.trigger();
+            }
+        });
+        on_cleanup(move || {
+            on_online.remove();
+            on_visible.remove();
+        });
+        coordinator.request(FlushKind::Reconnect);
+        coordinator
+    }
+
+    /// What the sync status shows (reactive).
+    pub fn view(&self) -> Signal<SyncView> {
+        self.view.into()
+    }
+
+    /// A result was durably saved: ask the service worker to deliver it too, and flush.
+    pub fn result_saved(&self) {
+        spawn_local(register_background_sync());
+        self.trigger();
+    }
+
+    /// The Retry button: every entry now, ignoring waits, blocked ones included.
+    pub fn retry(&self) {
+        self.request(FlushKind::Manual);
+    }
+
+    /// The player gives up on a blocked result: it leaves the outbox for good.
+    pub async fn discard(self, score_id: Uuid) {
+        if let Err(error) = keydo_sync::discard_blocked(score_id).await {
+            web_sys::console::error_1(&format!("keydo: discard failed: {error}").into());
+        }
+        self.refresh_view().await;
+    }
+
+    /// An automatic flush: only entries whose backoff has passed.
+    fn trigger(&self) {
+        self.request(FlushKind::Automatic);
+    }
+
+    fn request(&self, kind: FlushKind) {
+        spawn_local(self.refresh_view());
+        if let Some(at) = self
+            .with(|s| s.coalescer.on_trigger(now_ms(), kind))
+            .flatten()
+        {
+            self.wake_at(at);
+        }
+    }
+
+    fn wake_at(&self, at: u64) {
+        let coordinator = *self;
+        set_timeout(
+            move || coordinator.wake(),
+            Duration::from_millis(timer_delay_ms(at, now_ms())),
+        );
+    }
+
+    fn wake(&self) {
+        let Some(kind) = self.with(|s| s.coalescer.on_wake()).flatten() else {
+            return;
+        };
+        let coordinator = *self;
+        spawn_local(async move {
+            let report = keydo_sync::flush_outbox(kind).await;
+            if let Err(error) = &report {
+                web_sys::console::error_1(&format!("keydo: sync failed: {error}").into());
+            }
+            coordinator.refresh_view().await;
+            if let Some(at) = coordinator
+                .with(|s| s.coalescer.on_flush_finished(now_ms()))
+                .flatten()
+            {
+                coordinator.wake_at(at);
+            }
+            if let Ok(report) = report {
+                coordinator.schedule_backoff(report.next_retry_at);
+            }
+        });
+    }
+
+    /// One timer for the earliest entry waiting out its backoff.
+    fn schedule_backoff(&self, next_retry_at: Option<u64>) {
+        if let Some(previous) = self.with(|s| s.backoff.take()).flatten() {
+            previous.clear();
+        }
+        if let Some(at) = next_retry_at {
+            let coordinator = *self;
+            let delay = Duration::from_millis(timer_delay_ms(at, now_ms()));
+            if let Ok(handle) = set_timeout_with_handle(move || coordinator.trigger(), delay) {
+                self.with(|s| s.backoff = Some(handle));
+            }
+        }
+    }
+
+    /// Re-reads the outbox into the view.
+    fn refresh_view(&self) -> impl Future<Output = ()> + 'static {
+        let view = self.view;
+        async move {
+            let Ok(outbox) = records::outbox().await else {
+                return;
+            };
+            let last_error = outbox
+                .iter()
+                .filter(|e| !e.sync.blocked)
+                .find_map(|e| e.sync.last_error.clone());
+            let blocked = outbox
+                .iter()
+                .filter(|e| e.sync.blocked)
+                .map(|e| BlockedResult {
+                    score_id: e.score_id,
+                    mode: e.mode,
+                    value: e.value,
+                    code: e.sync.last_error.clone(),
+                })
+                .collect();
+            view.try_set(SyncView {
+                pending: outbox.len(),
+                last_error,
+                blocked,
+            });
+        }
+    }
+
+    /// Runs `f` on the state; `None` once the page's owner is gone.
+    fn with<T>(&self, f: impl FnOnce(&mut State) -> T) -> Option<T> {
+        self.state.try_update_value(f)
+    }
+}
+
+/// Registers the `flush-outbox` Background Sync where the browser has it.
+async fn register_background_sync() {
+    let navigator = window().navigator();
+    if !js_sys::Reflect::has(&navigator, &"serviceWorker".into()).unwrap_or(false) {
+        return;
+    }
+    let Ok(ready) = navigator.service_worker().ready() else {
+        return;
+    };
+    let Ok(registration) = JsFuture::from(ready).await else {
+        return;
+    };
+    // Only Chromium browsers have `registration.sync`; elsewhere the foreground flush delivers.
+    let Ok(sync) = js_sys::Reflect::get(&registration, &"sync".into()) else {
+        return;
+    };
+    if sync.is_undefined() {
+        return;
+    }
+    let register = js_sys::Reflect::get(&sync, &"register".into())
+        .ok()
+        .and_then(|f| f.dyn_into::<js_sys::Function>().ok());
+    if let Some(register) = register
+        && let Ok(promise) = register.call1(&sync, &SYNC_TAG.into())
+        && let Ok(promise) = promise.dyn_into::<js_sys::Promise>()
+    {
+        // Refused without a window or permission: the foreground flush still runs.
+        let _ = JsFuture::from(promise).await;
+    }
+}
+
+fn now_ms() -> u64 {
+    js_sys::Date::now() as u64
+}

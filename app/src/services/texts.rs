@@ -1,0 +1,40 @@
+//! The text corpora, fetched from `/texts/` (the service worker's precache serves them
+//! offline) and parsed by `core`.
+
+use gloo_net::http::Request;
+use keydo_core::texts::CorpusError;
+use std::fmt;
+
+/// Fetches `/texts/<file>` and parses it.
+pub async fn load<T>(
+    file: &'static str,
+    parse: fn(&str) -> Result<T, CorpusError>,
+) -> Result<T, LoadError> {
+    let failed = |reason: String| LoadError { file, reason };
+    let response = Request::get(&format!("/texts/{file}"))
+        .send()
+        .await
+        .map_err(|e| failed(e.to_string()))?;
+    if !response.ok() {
+        return Err(failed(format!("the server answered {}", response.status())));
+    }
+    let body = response.text().await.map_err(|e| failed(e.to_string()))?;
+    parse(&body).map_err(|e| failed(e.to_string()))
+}
+
+/// A corpus that could not be fetched or read.
+#[derive(Debug, Clone, PartialEq)]
+pub struct LoadError {
+    file: &'static str,
+    reason: String,
+}
+
+impl fmt::Display for LoadError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "The texts for this mode ({}) could not be loaded: {}. The other modes still play.",
+            self.file, self.reason
+        )
+    }
+}

@@ -1,0 +1,30 @@
+//! The offline shell's status in the header: "Ready to play offline" once the service
+//! worker's precache is complete, the new-version prompt when one waits, and a note
+//! (until dismissed) when the browser refused persistent storage.
+
+use crate::services::shell::Shell;
+use leptos::prelude::*;
+
+#[component]
+pub fn ShellStatus() -> impl IntoView {
+    let shell = expect_context::<Shell>();
+    let offline_ready = shell.offline_ready();
+    let update_waiting = shell.update_waiting();
+    let persist_note = shell.persist_note();
+    view! {
+        <p class="shell-status" data-testid="offline-ready" hidden=move || !offline_ready.get()>
+            "Ready to play offline"
+        </p>
+        <div class="update-banner" role="status" data-testid="update-banner" hidden=move || !update_waiting.get()>
+            <span>"New version available"</span>
+            <button data-testid="update-reload" on:click=move |_| shell.accept_update()>"New version — reload"</button>
+        </div>
+        <div class="persist-note" role="note" data-testid="persist-note" hidden=move || !persist_note.get()>
+            <span>
+                "This browser did not grant KeyDo persistent storage: when space runs low it may \
+                 clear scores not sent yet. They are sent whenever you are online."
+            </span>
+            <button data-testid="persist-dismiss" on:click=move |_| shell.dismiss_persist_note()>"Got it"</button>
+        </div>
+    }
+}

@@ -1,0 +1,138 @@
+// Measures KeyDo as deployed (loopback only): POST /api/scores throughput and p99
+// straight to keydo-server vs through nginx with TLS (deploy/nginx.conf), one vs two
+// servers on one PostgreSQL behind nginx, and the server's memory holding 10 000 idle
+// connections (the default --max-connections).
+//
+//   scripts/with-postgres.sh node scripts/bench-deploy.mjs
+//   DURATION=30s CONNECTIONS=64 IDLE=5000 scripts/with-postgres.sh node scripts/bench-deploy.mjs
+//
+// Needs the release build (make dist server), wrk, nginx and openssl.
+import { execFileSync } from 'node:child_process';
+import { readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { connect } from 'node:net';
+import { join } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { startNginx, testCertificate, testPostgres } from '../tests/e2e/deploy.mjs';
+import { ROOT, freePort, startServer, tempDir } from '../tests/e2e/harness.mjs';
+
+const DURATION = process.env.DURATION ?? '10s';
+const CONNECTIONS = Number(process.env.CONNECTIONS ?? 32);
+const PLAYERS = Number(process.env.PLAYERS ?? 256);
+const IDLE = Number(process.env.IDLE ?? 10_000);
+const UNLIMITED = ['--rate-limit-per-ip', '1000000000', '--rate-limit-per-identity', '1000000000',
+  '--rate-limit-saves', '1000000000'];
+
+const work = tempDir('bench-deploy');
+const certificate = testCertificate();
+const postgres = testPostgres();
+
+/** `count` saves' tokens, created straight on a server. */
+async function tokens(origin, count) {
+  const out = [];
+  for (let i = 0; i < count; i++) {
+    const response = await fetch(`${origin}/api/saves`, {
+      method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}',
+    });
+    out.push((await response.json()).token);
+  }
+  return out;
+}
+
+/** wrk's script: scripts/bench/post-scores.lua after the values it expects. */
+function scoresScript(tokenList) {
+  const now = Date.now();
+  const week = Math.floor((now + 8 * 3_600_000 + 3 * 86_400_000) / (7 * 86_400_000));
+  const path = join(work, `post-scores-${now}.lua`);
+  writeFileSync(path, [
+    `tokens = { ${tokenList.map((t) => `"${t}"`).join(', ')} }`,
+    `week = ${week}`,
+    `played_at = ${now}`,
+    readFileSync(join(ROOT, 'scripts', 'bench', 'post-scores.lua'), 'utf8'),
+  ].join('\n'));
+  return path;
+}
+
+/** Runs wrk and prints one line: requests/s, p99, non-2xx answers. */
+function wrk(label, url, script) {
+  const out = execFileSync('wrk', ['-t2', `-c${CONNECTIONS}`, `-d${DURATION}`, '--latency', '-s', script, url],
+    { encoding: 'utf8' });
+  const rps = out.match(/^Requests\/sec:\s+(\S+)/m)?.[1];
+  const p99 = out.match(/^\s+99%\s+(\S+)/m)?.[1];
+  const non2xx = out.match(/Non-2xx or 3xx responses: (\d+)/)?.[1] ?? '0';
+  console.log(`${label.padEnd(44)} ${rps.padStart(10)} req/s   p99 ${p99.padStart(8)}   non-2xx ${non2xx}`);
+}
+
+async function keydo(args, publicPort) {
+  return startServer({
+    args: [...UNLIMITED, '--trusted-proxies', '127.0.0.1',
+      ...(publicPort ? ['--public-origin', `https://127.0.0.1:${publicPort}`] : []), ...args],
+  });
+}
+
+async function throughput() {
+  console.log(`== POST /api/scores, ${CONNECTIONS} connections, ${DURATION} per run`);
+  const port = await freePort();
+  const sqlite = await keydo([], port);
+  const nginx = await startNginx({ upstreams: [new URL(sqlite.origin).host], certificate, port });
+  const script = scoresScript(await tokens(sqlite.origin, PLAYERS));
+  wrk('1 server, SQLite, direct (HTTP)', sqlite.origin, script);
+  wrk('1 server, SQLite, through nginx (HTTPS)', nginx.origin, script);
+  await nginx.stop();
+  await sqlite.stop();
+
+  if (!postgres) {
+    console.log('(PostgreSQL runs skipped: run through scripts/with-postgres.sh)');
+    return;
+  }
+  for (const count of [1, 2]) {
+    const database = postgres.createDatabase();
+    const publicPort = await freePort();
+    const servers = [];
+    for (let n = 0; n < count; n++) servers.push(await keydo(['--database-url', database.url], publicPort));
+    const proxy = await startNginx({
+      upstreams: servers.map((s) => new URL(s.origin).host), certificate, port: publicPort,
+    });
+    const pgScript = scoresScript(await tokens(servers[0].origin, PLAYERS));
+    if (count === 1) wrk('1 server, PostgreSQL, direct (HTTP)', servers[0].origin, pgScript);
+    wrk(`${count} server${count > 1 ? 's' : ''}, PostgreSQL, through nginx (HTTPS)`, proxy.origin, pgScript);
+    await proxy.stop();
+    for (const server of servers) await server.stop();
+    database.drop();
+  }
+}
+
+function rssKiB(pid) {
+  return Number(readFileSync(`/proc/${pid}/status`, 'utf8').match(/^VmRSS:\s+(\d+)/m)[1]);
+}
+
+async function idleMemory() {
+  console.log(`== memory holding ${IDLE} idle connections`);
+  // Room above the idle ones for the health check that follows.
+  const server = await keydo(['--header-timeout-secs', '600', '--max-connections', String(IDLE + 16)]);
+  const { port } = new URL(server.origin);
+  const pid = Number(execFileSync('sh', ['-c', `ss -Hltnp 'sport = :${port}' | grep -o 'pid=[0-9]*' | head -1`],
+    { encoding: 'utf8' }).trim().slice(4));
+  const before = rssKiB(pid);
+  const sockets = [];
+  for (let i = 0; i < IDLE; i++) {
+    sockets.push(await new Promise((done, fail) => {
+      const socket = connect(Number(port), '127.0.0.1', () => done(socket));
+      socket.on('error', fail);
+    }));
+  }
+  await sleep(1000);
+  const opened = rssKiB(pid);
+  const health = await fetch(`${server.origin}/api/health`).then((r) => r.status).catch((e) => e.message);
+  console.log(`RSS ${before} KiB idle, ${opened} KiB with ${IDLE} idle connections ` +
+    `(${(((opened - before) * 1024) / IDLE).toFixed(0)} bytes each); /api/health then: ${health}`);
+  for (const socket of sockets) socket.destroy();
+  await server.stop();
+}
+
+try {
+  await throughput();
+  await idleMemory();
+} finally {
+  rmSync(work, { recursive: true, force: true });
+  rmSync(certificate.dir, { recursive: true, force: true });
+}
