@@ -219,7 +219,14 @@ function planGames(random, games) {
     let draw = random() * total;
     return Object.keys(MODE_WEIGHTS).find((mode) => (draw -= MODE_WEIGHTS[mode]) < 0) ?? 'zh';
   };
-  const modes = [...shuffle(random, MODES), ...Array.from({ length: games }, weighted)];
+  // At most one 60 s `time` game per 20, so a short run stays short.
+  let timeGames = 1;
+  const capped = () => {
+    const mode = weighted();
+    if (mode !== 'time') return mode;
+    return ++timeGames <= Math.ceil(games / 20) ? mode : 'zh';
+  };
+  const modes = [...shuffle(random, MODES), ...Array.from({ length: games }, capped)];
   // Each game its own seeds (restarts step the seed by one), so no prompt seed repeats.
   return modes.slice(0, games).map((mode, i) => ({ mode, seed: 1_000 * (i + 1) }));
 }
