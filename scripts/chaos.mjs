@@ -353,7 +353,7 @@ export function printReport(report, print = console.log) {
   print(`  wall time: ${(report.wallMs / 1000).toFixed(1)} s`);
 }
 
-if (import.meta.url === pathToFileURL(process.argv[1]).href) {
+if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {
   const { values } = parseArgs({ options: { games: { type: 'string' }, profiles: { type: 'string' } } });
   const games = Number(values.games ?? process.env.KEYDO_CHAOS_GAMES ?? 500);
   const profiles = Number(values.profiles ?? 1);
