@@ -64,7 +64,7 @@ const FLAP_MS = [1_000, 6_000];
 const QUIESCENCE_MS = 360_000;
 
 const WEEK_MS = 7 * 86_400_000;
-/** The UTC+8 week of a time (SPEC §4). */
+/** The UTC+8 week of a time (docs/sync.md). */
 export const weekOf = (ms) => Math.floor((ms + 8 * 3_600_000 + 3 * 86_400_000) / WEEK_MS);
 
 /**

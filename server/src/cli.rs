@@ -1,7 +1,7 @@
 //! The command line: `keydo-server [serve]` and `keydo-server backup <file>`.
 //!
 //! Every flag has an environment variable so operators and tests can script the
-//! server without building argument lists; SPEC §9 fixes the names.
+//! server without building argument lists; docs/operations.md fixes the names.
 
 use crate::client::{TrustedProxies, parse_network};
 use crate::connections::ConnectionLimits;

@@ -1,7 +1,7 @@
 // A long offline spell in little real time: with Playwright's clock installed in the
 // context (it fakes the page's Date, timers and performance.now, which wasm-bindgen's
 // `Date.now()` and gloo's timers call), jump the page from one failed attempt to the
-// next until the outbox's backoff reaches its 5-minute cap (SPEC §5). The service
+// next until the outbox's backoff reaches its 5-minute cap (docs/sync.md). The service
 // worker keeps the real clock. Install the clock once the game is recorded: typing
 // under the fake clock is not what this drives.
 import { readOutbox } from './play.mjs';
