@@ -42,7 +42,7 @@ pub struct Cli {
 #[derive(Debug, Subcommand)]
 pub enum Command {
     /// Serve the shell and the API (the default).
-    Serve(ServeArgs),
+    Serve(Box<ServeArgs>),
     /// Write a consistent copy of the live SQLite database to <FILE>.
     #[command(after_long_help = RESTORE_HELP)]
     Backup(BackupArgs),
