@@ -23,9 +23,11 @@ dist:
 server:
 	cargo build --release -p keydo-server
 
-## Size and timing budgets (see README)
+## Size and timing budgets, the deployment's throughput and the long chaos run (see README)
 bench: dist server
 	node scripts/bench-shell.mjs
 	node scripts/bench-typing.mjs
 	node scripts/bench-sync.mjs
 	scripts/bench-server.sh
+	scripts/with-postgres.sh node scripts/bench-deploy.mjs
+	node scripts/chaos.mjs --games 500

@@ -3,9 +3,16 @@
 //    measure the app records around the IndexedDB commit, p50/p95 over GAMES games;
 //  - time from `online` to the server having the score, median of RUNS runs: an
 //    outbox entry waits offline, the browser goes online, and the clock stops when the
-//    server's leaderboard shows it.
+//    server's leaderboard shows it;
+//  - the same after a long offline spell, median of RUNS runs: in a fresh profile a
+//    game played offline fails until its backoff is at the 5-minute cap (the page's
+//    clock is driven), the browser goes online, and the clock stops when the server has
+//    answered its submission (seen by a fault proxy that injects nothing).
+import { startFaultProxy } from '../tests/e2e/fault-proxy.mjs';
 import { launchBrowser, openControlled, startServer } from '../tests/e2e/harness.mjs';
+import { reachBackoffCap } from '../tests/e2e/offline-spell.mjs';
 import { eventually, playGame, shortSeed } from '../tests/e2e/play.mjs';
+import { playHumanGame } from './chaos.mjs';
 
 const GAMES = Number(process.env.GAMES ?? 20);
 const RUNS = Number(process.env.RUNS ?? 10);
@@ -47,14 +54,53 @@ try {
     latencies.push(Date.now() - start);
   }
 
+  const afterSpell = await onlineAfterLongSpell(browser, server);
+
   const ms = (x) => `${x.toFixed(1)} ms`;
   console.log(`durable write of a finished game (IndexedDB commit), ${GAMES} games:`);
   console.log(`  p50 ${ms(median(writes))}, p95 ${ms(at(writes, 0.95))}, max ${ms(Math.max(...writes))}`);
   console.log(`online -> score on the server, ${RUNS} runs:`);
   console.log(`  median ${median(latencies)} ms, p95 ${at(latencies, 0.95)} ms`);
+  console.log(`online -> score on the server after an offline spell with the backoff at its cap, ${RUNS} runs:`);
+  console.log(`  median ${median(afterSpell)} ms, p95 ${at(afterSpell, 0.95)} ms, max ${Math.max(...afterSpell)} ms`);
 } finally {
   await browser.close();
   await server.stop();
+}
+
+/**
+ * Milliseconds from `online` to the server's answer to the waiting game, RUNS times: each
+ * run plays a game offline (at the real time) and drives the page's clock until the
+ * backoff is at its cap.
+ */
+async function onlineAfterLongSpell(browser, server) {
+  const proxy = await startFaultProxy(server.origin);
+  const latencies = [];
+  try {
+    for (let i = 0; i < RUNS; i++) {
+      const context = await browser.newContext();
+      try {
+        const page = await openControlled(context, proxy.origin);
+        await page.getByTestId('offline-ready').waitFor();
+        await context.setOffline(true);
+        await playHumanGame(page, proxy.origin, { mode: 'zh', seed: 90_000 + 1_000 * i });
+        await context.clock.install();
+        const { entry } = await reachBackoffCap(context, page);
+        const online = Date.now();
+        await context.setOffline(false);
+        const answered = await eventually(
+          () => proxy.submissions.find((s) => s.body.scoreId === entry.scoreId && s.status === 200 && s.endedAt),
+          360_000,
+        );
+        latencies.push(answered.endedAt - online);
+      } finally {
+        await context.close();
+      }
+    }
+    return latencies;
+  } finally {
+    await proxy.close();
+  }
 }
 
 /**

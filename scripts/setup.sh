@@ -2,8 +2,8 @@
 # Installs what KeyDo's build (and, with --test, its tests) need, skipping what is there.
 #
 #   scripts/setup.sh          wasm32 target, Trunk, wasm-bindgen CLI, npm tools, crates
-#   scripts/setup.sh --test   also Chromium + ChromeDriver, PostgreSQL, wrk, nginx and
-#                             openssl (apt)
+#   scripts/setup.sh --test   also Chromium + ChromeDriver, PostgreSQL, wrk, nginx,
+#                             openssl and sqlite3 (apt)
 #
 # Fast when everything is present: each step checks the installed version first.
 set -euo pipefail
@@ -48,6 +48,8 @@ if [ "${1:-}" = "--test" ]; then
   command -v wrk >/dev/null || missing+=(wrk)
   [ -x /usr/sbin/nginx ] || missing+=(nginx)
   command -v openssl >/dev/null || missing+=(openssl)
+  # The e2e tests read the server's database file read-only with the sqlite3 shell.
+  command -v sqlite3 >/dev/null || missing+=(sqlite3)
   if [ ${#missing[@]} -gt 0 ]; then
     say "installing ${missing[*]} from apt"
     apt-get update -qq

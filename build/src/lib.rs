@@ -1,13 +1,17 @@
 //! The post-build step that makes the built shell work offline.
 //!
-//! After Trunk writes its output, [`run`] scans it, writes `precache-manifest.json`
+//! After Trunk writes its output, [`flush_module::build`] adds the service worker's
+//! flush module, and [`run`] scans the output, writes `precache-manifest.json`
 //! (every file the game needs offline, with its SHA-256) and generates the service
 //! worker script `sw.js`, whose bytes embed the content digest so that browsers see
-//! an update whenever any precached byte changes.
+//! an update whenever any precached byte changes. [`worker_files`] names the
+//! worker's files; `sw.js` hands those names to the worker.
 
 pub mod digest;
+pub mod flush_module;
 pub mod manifest;
 pub mod references;
+pub mod worker_files;
 pub mod worker_script;
 
 use std::path::Path;
@@ -26,6 +30,8 @@ pub enum BuildError {
     MissingFile { url: String, referenced_by: String },
     /// A file in the output could not be understood.
     Invalid { path: String, reason: String },
+    /// A build tool (cargo, wasm-bindgen, wasm-opt) could not run or failed.
+    Tool { tool: String, reason: String },
 }
 
 impl std::fmt::Display for BuildError {
@@ -38,6 +44,7 @@ impl std::fmt::Display for BuildError {
                  the offline shell would be incomplete"
             ),
             BuildError::Invalid { path, reason } => write!(f, "{path}: {reason}"),
+            BuildError::Tool { tool, reason } => write!(f, "{tool} failed: {reason}"),
         }
     }
 }
@@ -47,7 +54,7 @@ impl std::error::Error for BuildError {}
 /// Scans `out_dir`, writes the precache manifest and the service worker scripts there.
 pub fn run(out_dir: &Path) -> Result<PrecacheManifest, BuildError> {
     worker_script::embed_worker_wasm(out_dir)?;
-    worker_script::expose_flush_glue(out_dir)?;
+    worker_script::check_flush_module(out_dir)?;
     let manifest = PrecacheManifest::scan(out_dir)?;
     references::check_all_present(out_dir, &manifest)?;
     manifest.write(out_dir)?;

@@ -1,27 +1,18 @@
 //! `precache-manifest.json`: the list of files the game needs offline.
 //!
 //! Every file of the build output is precached except the service worker's own
-//! scripts and this manifest: they are fetched by the browser's update check, not
-//! served from the cache they describe.
+//! scripts and this manifest ([`is_worker_file`]): they are fetched by the browser's
+//! update check, not served from the cache they describe.
 
 use crate::BuildError;
 use crate::digest::{cache_name, digest, sha256_hex};
+use crate::worker_files::is_worker_file;
 use serde::{Deserialize, Serialize};
 use std::path::Path;
 use walkdir::WalkDir;
 
 /// The manifest's file name in the output.
 pub const MANIFEST_FILE: &str = "precache-manifest.json";
-
-/// Output files that belong to the service worker itself and are never precached:
-/// its scripts, which the browser stores with the registration, and this manifest. The flush module's
-/// wasm is an ordinary precached file, loaded from the cache when needed.
-pub fn is_worker_file(url: &str) -> bool {
-    url == "/sw.js"
-        || url == format!("/{MANIFEST_FILE}")
-        || url == "/keydo_flush.js"
-        || url.starts_with("/keydo_worker")
-}
 
 /// One precached file.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]

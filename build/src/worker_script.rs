@@ -4,24 +4,19 @@
 //! must start with no network, so the worker's wasm cannot be fetched
 //! asynchronously. Instead its bytes are embedded (base64) in
 //! `keydo_worker_wasm.js`; `/sw.js` `importScripts` the wasm-bindgen glue and those
-//! bytes, instantiates them synchronously and hands Rust the cache name and the
-//! precache list. Imported scripts are stored with the registration, so they load
-//! offline, and the browser byte-compares them on every update check.
+//! bytes, instantiates them synchronously and hands Rust's `start` every name the
+//! worker needs ([`WorkerConfig`]). Imported scripts are stored with the
+//! registration, so they load offline, and the browser byte-compares them on every
+//! update check.
 
 use crate::BuildError;
+use crate::digest::CACHE_PREFIX;
 use crate::manifest::{PrecacheManifest, read, write};
+use crate::worker_files::{FLUSH, SHELL, SW_JS, WORKER, WORKER_WASM_GLOBAL, WORKER_WASM_SCRIPT};
 use base64::Engine;
+use serde::Serialize;
 use std::path::Path;
 
-/// The worker crate's binary name; Trunk writes `<name>.js` and `<name>_bg.wasm`.
-const WORKER: &str = "keydo_worker";
-/// The flush module's glue, loaded by `/sw.js` beside the worker's own.
-const FLUSH_GLUE: &str = "keydo_flush.js";
-/// How wasm-bindgen's `no-modules` glue declares its global (`=` follows, with or
-/// without spaces: Trunk minifies release builds).
-const GLUE_GLOBAL: &str = "let wasm_bindgen";
-/// The global the flush module's glue gets instead, so the two glues can coexist.
-const FLUSH_GLOBAL: &str = "var keydo_flush = ";
 const SW_TEMPLATE: &str = include_str!("sw.template.js");
 
 /// Replaces `keydo_worker_bg.wasm` with `keydo_worker_wasm.js` holding its bytes.
@@ -29,20 +24,24 @@ const SW_TEMPLATE: &str = include_str!("sw.template.js");
 /// On an output that was already processed (the wasm is gone, its script is there)
 /// this does nothing, so the step can be re-run on a built `dist/`.
 pub fn embed_worker_wasm(out_dir: &Path) -> Result<(), BuildError> {
-    let wasm_path = out_dir.join(format!("{WORKER}_bg.wasm"));
-    let script_path = out_dir.join(format!("{WORKER}_wasm.js"));
+    let wasm_path = out_dir.join(WORKER.wasm_url().trim_start_matches('/'));
+    let script_path = out_dir.join(WORKER_WASM_SCRIPT);
     if !wasm_path.exists() && script_path.is_file() {
         return Ok(());
     }
-    if !out_dir.join(format!("{WORKER}.js")).is_file() || !wasm_path.is_file() {
+    if !out_dir
+        .join(WORKER.glue_url().trim_start_matches('/'))
+        .is_file()
+        || !wasm_path.is_file()
+    {
         return Err(BuildError::MissingFile {
-            url: format!("/{WORKER}.js and /{WORKER}_bg.wasm"),
+            url: format!("{} and {}", WORKER.glue_url(), WORKER.wasm_url()),
             referenced_by: "the service worker (Trunk's data-type=\"worker\" link)".into(),
         });
     }
     let wasm = read(&wasm_path)?;
     let base64 = base64::engine::general_purpose::STANDARD.encode(&wasm);
-    let script = format!("self.KEYDO_WORKER_WASM = \"{base64}\";\n");
+    let script = format!("self.{WORKER_WASM_GLOBAL} = \"{base64}\";\n");
     write(&script_path, script.as_bytes())?;
     std::fs::remove_file(&wasm_path).map_err(|source| BuildError::Io {
         path: wasm_path.display().to_string(),
@@ -50,57 +49,69 @@ pub fn embed_worker_wasm(out_dir: &Path) -> Result<(), BuildError> {
     })
 }
 
-/// Renames the flush module glue's global from `wasm_bindgen` to `keydo_flush`.
-///
-/// Both glues are classic scripts imported into one worker, where two
-/// `let wasm_bindgen` would collide; the worker finds the flush module as
-/// `self.keydo_flush`. Already renamed output is left as it is.
-pub fn expose_flush_glue(out_dir: &Path) -> Result<(), BuildError> {
-    let path = out_dir.join(FLUSH_GLUE);
-    if !path.is_file() {
-        return Err(BuildError::MissingFile {
-            url: format!("/{FLUSH_GLUE}"),
-            referenced_by: "the service worker (the keydo_flush worker link)".into(),
-        });
+/// Fails unless the flush module (glue and wasm) is in the output.
+pub fn check_flush_module(out_dir: &Path) -> Result<(), BuildError> {
+    for url in [FLUSH.glue_url(), FLUSH.wasm_url()] {
+        if !out_dir.join(url.trim_start_matches('/')).is_file() {
+            return Err(BuildError::MissingFile {
+                url,
+                referenced_by: "the service worker's Background Sync (keydo-precache \
+                                --build-flush-module builds it)"
+                    .into(),
+            });
+        }
     }
-    let glue = String::from_utf8(read(&path)?).map_err(|_| BuildError::Invalid {
-        path: FLUSH_GLUE.into(),
-        reason: "not valid UTF-8".into(),
-    })?;
-    if glue.starts_with(FLUSH_GLOBAL) {
-        return Ok(());
+    Ok(())
+}
+
+/// Everything the worker's Rust `start` is told; the field names are its contract
+/// (`sw/src/config.rs`).
+#[derive(Debug, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct WorkerConfig<'a> {
+    pub cache_name: &'a str,
+    pub cache_prefix: &'a str,
+    pub shell: &'a str,
+    /// Ascending, as in the manifest.
+    pub urls: Vec<&'a str>,
+    /// The hex SHA-256 of each of `urls`, in the same order.
+    pub sha256: Vec<&'a str>,
+    pub flush_glue: String,
+    pub flush_wasm: String,
+}
+
+impl<'a> WorkerConfig<'a> {
+    pub fn new(manifest: &'a PrecacheManifest) -> Self {
+        WorkerConfig {
+            cache_name: &manifest.cache_name,
+            cache_prefix: CACHE_PREFIX,
+            shell: SHELL,
+            urls: manifest.files.iter().map(|f| f.url.as_str()).collect(),
+            sha256: manifest.files.iter().map(|f| f.sha256.as_str()).collect(),
+            flush_glue: FLUSH.glue_url(),
+            flush_wasm: FLUSH.wasm_url(),
+        }
     }
-    let body = glue
-        .strip_prefix(GLUE_GLOBAL)
-        .and_then(|rest| rest.trim_start().strip_prefix('='));
-    let Some(body) = body else {
-        return Err(BuildError::Invalid {
-            path: FLUSH_GLUE.into(),
-            reason: format!(
-                "expected wasm-bindgen's no-modules glue starting with `{GLUE_GLOBAL} =`; \
-                 was it built with data-bindgen-target=\"no-modules\"?"
-            ),
-        });
-    };
-    write(
-        &path,
-        format!("{FLUSH_GLOBAL}{}", body.trim_start()).as_bytes(),
-    )
 }
 
 /// Writes `/sw.js` for `manifest`; its bytes change whenever the cache name does.
 pub fn write_sw_js(out_dir: &Path, manifest: &PrecacheManifest) -> Result<(), BuildError> {
-    write(&out_dir.join("sw.js"), sw_js(manifest).as_bytes())
+    write(&out_dir.join(SW_JS), sw_js(manifest).as_bytes())
 }
 
 fn sw_js(manifest: &PrecacheManifest) -> String {
-    let urls: Vec<&str> = manifest.files.iter().map(|f| f.url.as_str()).collect();
+    let scripts = [WORKER.glue_url(), format!("/{WORKER_WASM_SCRIPT}")].map(|url| json(&url));
     SW_TEMPLATE
-        .replace(
-            "__CACHE_NAME__",
-            &serde_json::to_string(&manifest.cache_name).unwrap(),
-        )
-        .replace("__PRECACHE_URLS__", &serde_json::to_string(&urls).unwrap())
+        .replace("__WORKER_SCRIPTS__", &scripts.join(", "))
+        .replace("__WORKER_WASM__", WORKER_WASM_GLOBAL)
+        .replace("__WORKER_GLOBAL__", WORKER.global)
+        .replace("__FLUSH_GLOBAL__", FLUSH.global)
+        .replace("__CONFIG__", &json(&WorkerConfig::new(manifest)))
+}
+
+/// `value` as JSON, which is also a JavaScript literal.
+fn json(value: &impl Serialize) -> String {
+    serde_json::to_string(value).expect("strings and lists serialise")
 }
 
 #[cfg(test)]
@@ -108,7 +119,7 @@ mod tests {
     use super::*;
     use crate::manifest::PrecacheFile;
 
-    fn manifest(name: &str) -> PrecacheManifest {
+    fn manifest_named(name: &str) -> PrecacheManifest {
         PrecacheManifest {
             cache_name: name.into(),
             files: vec![PrecacheFile {
@@ -119,13 +130,80 @@ mod tests {
         }
     }
 
+    /// The object literal `/sw.js` hands to `start`, parsed.
+    fn config_of(js: &str) -> serde_json::Value {
+        let literal = js
+            .lines()
+            .find_map(|line| line.trim().strip_prefix("const config = "))
+            .and_then(|rest| rest.strip_suffix(';'))
+            .expect("sw.js declares the config on one line");
+        serde_json::from_str(literal).expect("the config is JSON")
+    }
+
     #[test]
-    fn script_embeds_the_cache_name_and_urls() {
-        let js = sw_js(&manifest("keydo-precache-abc"));
-        assert!(js.contains(r#""keydo-precache-abc""#));
-        assert!(js.contains(r#"["/index.html"]"#));
+    fn script_hands_the_worker_every_name() {
+        let manifest = PrecacheManifest {
+            cache_name: "keydo-precache-abc".into(),
+            files: vec![
+                PrecacheFile {
+                    url: "/index.html".into(),
+                    sha256: "aa".into(),
+                    bytes: 1,
+                },
+                PrecacheFile {
+                    url: "/keydo_flush_bg.wasm".into(),
+                    sha256: "bb".into(),
+                    bytes: 2,
+                },
+            ],
+        };
+        let js = sw_js(&manifest);
         assert!(!js.contains("__"), "every placeholder is filled: {js}");
-        assert_ne!(js, sw_js(&manifest("keydo-precache-abd")));
+        assert!(js.contains(r#"importScripts("/keydo_worker.js", "/keydo_worker_wasm.js");"#));
+        assert!(js.contains("const b64 = self.KEYDO_WORKER_WASM;"));
+        assert!(js.contains("wasm_bindgen.initSync({ module: bytes });"));
+        assert!(js.contains("wasm_bindgen.start(config);"));
+        assert!(js.contains("config.flushModule = () => keydo_flush;"));
+        assert_eq!(
+            config_of(&js),
+            serde_json::json!({
+                "cacheName": "keydo-precache-abc",
+                "cachePrefix": "keydo-precache-",
+                "shell": "/index.html",
+                "urls": ["/index.html", "/keydo_flush_bg.wasm"],
+                "sha256": ["aa", "bb"],
+                "flushGlue": "/keydo_flush.js",
+                "flushWasm": "/keydo_flush_bg.wasm",
+            })
+        );
+        assert_ne!(js, sw_js(&manifest_named("keydo-precache-abd")));
+    }
+
+    #[test]
+    fn the_worker_reads_exactly_the_fields_the_build_writes() {
+        // The worker's side of the contract: the getters of `WorkerConfig` in sw/.
+        let worker_side = include_str!("../../sw/src/config.rs");
+        let mut read: Vec<String> = Vec::new();
+        let mut js_name = None;
+        for line in worker_side.lines().map(str::trim) {
+            if line.starts_with("#[wasm_bindgen(method") {
+                js_name = line
+                    .split_once("js_name = ")
+                    .map(|(_, rest)| rest.trim_end_matches(")]").to_owned());
+            } else if let Some((name, rest)) = line
+                .strip_prefix("pub fn ")
+                .and_then(|signature| signature.split_once('('))
+                && rest.starts_with("this: &WorkerConfig")
+            {
+                read.push(js_name.take().unwrap_or_else(|| name.to_owned()));
+            }
+        }
+        let config = config_of(&sw_js(&manifest_named("keydo-precache-abc")));
+        let mut written: Vec<String> = config.as_object().unwrap().keys().cloned().collect();
+        written.push("flushModule".into());
+        read.sort();
+        written.sort();
+        assert_eq!(read, written);
     }
 
     #[test]
@@ -144,26 +222,14 @@ mod tests {
     }
 
     #[test]
-    fn the_flush_glue_gets_its_own_global_once() {
+    fn a_missing_flush_module_fails_with_a_clear_message() {
         let dir = tempfile::tempdir().unwrap();
-        let glue = dir.path().join("keydo_flush.js");
-        std::fs::write(&glue, "let wasm_bindgen = (function(exports) {})({});").unwrap();
-        expose_flush_glue(dir.path()).unwrap();
-        expose_flush_glue(dir.path()).unwrap();
-        assert_eq!(
-            std::fs::read_to_string(&glue).unwrap(),
-            "var keydo_flush = (function(exports) {})({});"
-        );
-        std::fs::write(&glue, "let wasm_bindgen=(a=>{})({});").unwrap();
-        expose_flush_glue(dir.path()).unwrap();
-        assert_eq!(
-            std::fs::read_to_string(&glue).unwrap(),
-            "var keydo_flush = (a=>{})({});",
-            "minified glue"
-        );
-        std::fs::write(&glue, "export default function init() {}").unwrap();
-        let err = expose_flush_glue(dir.path()).unwrap_err().to_string();
-        assert!(err.contains("no-modules"), "{err}");
+        std::fs::write(dir.path().join("keydo_flush.js"), "let keydo_flush;").unwrap();
+        let err = check_flush_module(dir.path()).unwrap_err().to_string();
+        assert!(err.contains("/keydo_flush_bg.wasm"), "{err}");
+        assert!(err.contains("--build-flush-module"), "{err}");
+        std::fs::write(dir.path().join("keydo_flush_bg.wasm"), b"\0asm").unwrap();
+        check_flush_module(dir.path()).unwrap();
     }
 
     #[test]

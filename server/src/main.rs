@@ -17,7 +17,7 @@ async fn main() -> anyhow::Result<()> {
     let cli = Cli::parse();
     match cli.command {
         None => serve::run(cli.serve).await,
-        Some(Command::Serve(args)) => serve::run(args).await,
+        Some(Command::Serve(args)) => serve::run(*args).await,
         Some(Command::Backup(args)) => backup::run(&args),
     }
 }

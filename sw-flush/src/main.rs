@@ -3,9 +3,9 @@
 //! Delivering the outbox needs IndexedDB, HTTP and serde code that is several times
 //! larger than the rest of the worker. Every worker start (each offline navigation)
 //! would pay for it, while only Background Sync events use it. So it is built
-//! separately: `/sw.js` imports this module's small glue (as `keydo_flush`) at
-//! start-up, and the worker instantiates the wasm from its precache only when a sync
-//! event arrives.
+//! separately, by the post-build step (docs/service-worker.md), whose wasm-bindgen
+//! run gives its glue a global of its own; the worker imports that glue at install
+//! and on Background Sync and instantiates the wasm from its precache only then.
 
 use js_sys::{Object, Reflect};
 use keydo_core::coalesce::FlushKind;

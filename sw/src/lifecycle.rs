@@ -1,35 +1,36 @@
-//! Install and activate: an atomic precache, then retiring older versions.
+//! Install and activate: a verified, atomic precache, then retiring older versions.
 //!
-//! install adds every precached URL to a fresh cache (bypassing the HTTP cache);
-//! if any fails, that cache is deleted and the install fails, so a version is
-//! either entirely there or absent. activate deletes every other
-//! `keydo-precache-*` cache and claims the open pages. Updates wait: the page
-//! asks the waiting worker to take over (`SKIP_WAITING`) when the player agrees.
+//! install fetches every precached URL (bypassing the HTTP cache) and checks each
+//! response against the build's SHA-256 ([`crate::verify`]) before anything is
+//! stored; only when all of them pass does the new cache get filled. Any failure
+//! fails the install and leaves no new cache, so a version is all there, verified,
+//! or absent, and the version before it keeps serving. activate deletes every other
+//! version's cache and claims the open pages. Updates wait: the page asks the
+//! waiting worker to take over (`SKIP_WAITING`) when the player agrees.
 
-use crate::{Precache, on, scope};
-use js_sys::{Array, Reflect};
+use crate::verify::fetch_verified;
+use crate::{Worker, on, promise, scope};
+use js_sys::{Array, Promise, Reflect};
 use std::rc::Rc;
 use wasm_bindgen::prelude::*;
-use wasm_bindgen_futures::{JsFuture, future_to_promise};
-use web_sys::{Cache, ExtendableEvent, ExtendableMessageEvent, Request, RequestCache, RequestInit};
+use wasm_bindgen_futures::JsFuture;
+use web_sys::{Cache, ExtendableEvent, ExtendableMessageEvent, Response};
 
-const CACHE_PREFIX: &str = "keydo-precache-";
-
-pub fn listen(precache: &Rc<Precache>) {
-    let install = precache.clone();
+pub fn listen(worker: &Rc<Worker>) {
+    let install = worker.clone();
     on("install", move |event: ExtendableEvent| {
-        let precache = install.clone();
+        let worker = install.clone();
         // Synchronously, while installing: only then may a worker import a new script.
-        let glue = crate::sync::import_flush_glue();
+        let glue = crate::sync::import_flush_glue(&worker);
         wait_until(&event, async move {
             glue?;
-            fill_cache(&precache).await
+            fill_cache(&worker).await
         });
     });
-    let activate = precache.clone();
+    let activate = worker.clone();
     on("activate", move |event: ExtendableEvent| {
-        let precache = activate.clone();
-        wait_until(&event, async move { retire_old_caches(&precache).await });
+        let worker = activate.clone();
+        wait_until(&event, async move { retire_old_caches(&worker).await });
     });
     on("message", |event: ExtendableMessageEvent| {
         let kind = Reflect::get(&event.data(), &"type".into()).ok();
@@ -47,35 +48,59 @@ pub fn wait_until(
     event: &ExtendableEvent,
     work: impl Future<Output = Result<(), JsValue>> + 'static,
 ) {
-    let promise = future_to_promise(async move { work.await.map(|()| JsValue::UNDEFINED) });
+    let work = promise(async move { work.await.map(|()| JsValue::UNDEFINED) });
     // Only throws when called outside the event's dispatch, which we never do.
-    let _ = event.wait_until(&promise);
+    let _ = event.wait_until(&work);
 }
 
-async fn fill_cache(precache: &Precache) -> Result<(), JsValue> {
-    let caches = scope().caches()?;
-    let cache: Cache = JsFuture::from(caches.open(&precache.cache_name))
+async fn fill_cache(worker: &Worker) -> Result<(), JsValue> {
+    let (urls, hashes) = (worker.config.urls(), worker.config.sha256());
+    if urls.length() != hashes.length() {
+        return Err(JsValue::from_str("keydo: malformed precache list"));
+    }
+    // Every file is fetched and verified before the cache exists: a failure leaves none.
+    let checks: Array = urls
+        .iter()
+        .zip(hashes.iter())
+        .map(|(url, sha256)| {
+            promise(async move {
+                let (url, sha256) = (url.as_string(), sha256.as_string());
+                let (Some(url), Some(sha256)) = (url, sha256) else {
+                    return Err(JsValue::from_str("keydo: malformed precache list"));
+                };
+                fetch_verified(&url, &sha256).await.map(JsValue::from)
+            })
+        })
+        .collect();
+    let responses: Array = JsFuture::from(Promise::all(&checks))
         .await?
         .unchecked_into();
-    let requests = Array::new();
-    for url in &precache.urls {
-        let init = RequestInit::new();
-        init.set_cache(RequestCache::Reload);
-        requests.push(&Request::new_with_str_and_init(url, &init)?.into());
-    }
-    if let Err(error) = JsFuture::from(cache.add_all_with_request_sequence(&requests)).await {
+    let caches = scope().caches()?;
+    let cache: Cache = JsFuture::from(caches.open(&worker.cache_name))
+        .await?
+        .unchecked_into();
+    let puts: Array = urls
+        .iter()
+        .zip(responses.iter())
+        .map(|(url, response)| {
+            let url = url.as_string().unwrap_or_default();
+            cache.put_with_str(&url, response.unchecked_ref::<Response>())
+        })
+        .collect();
+    if let Err(error) = JsFuture::from(Promise::all(&puts)).await {
         // All or nothing: a half-filled cache must never become the active version.
-        JsFuture::from(caches.delete(&precache.cache_name)).await?;
+        JsFuture::from(caches.delete(&worker.cache_name)).await?;
         return Err(error);
     }
     Ok(())
 }
 
-async fn retire_old_caches(precache: &Precache) -> Result<(), JsValue> {
+async fn retire_old_caches(worker: &Worker) -> Result<(), JsValue> {
     let caches = scope().caches()?;
+    let prefix = worker.config.cache_prefix();
     let names: Array = JsFuture::from(caches.keys()).await?.unchecked_into();
     for name in names.iter().filter_map(|n| n.as_string()) {
-        if name.starts_with(CACHE_PREFIX) && name != precache.cache_name {
+        if name.starts_with(&prefix) && name != worker.cache_name {
             JsFuture::from(caches.delete(&name)).await?;
         }
     }

@@ -1,69 +1,77 @@
 //! The fetch handler: answers precached files and offline navigations.
 //!
 //! `respondWith` must be called synchronously during dispatch, so the decision
-//! ([`crate::route`]) is made before anything is awaited.
+//! ([`crate::route`]) is made before anything is awaited. It reads the request's
+//! serialized URL once instead of building a `URL` object per fetch.
 
 use crate::route::{RequestFacts, Route, route};
-use crate::{Precache, on, scope};
+use crate::{Worker, on, promise, scope};
 use std::rc::Rc;
 use wasm_bindgen::prelude::*;
-use wasm_bindgen_futures::{JsFuture, future_to_promise};
-use web_sys::{Cache, FetchEvent, Request, RequestMode, Response, Url};
+use wasm_bindgen_futures::JsFuture;
+use web_sys::{FetchEvent, Request, RequestMode};
 
-/// The cached page a failed navigation falls back to.
-const SHELL: &str = "/index.html";
+#[wasm_bindgen]
+extern "C" {
+    /// `caches.match`'s options; web-sys types them without `cacheName`.
+    #[wasm_bindgen(extends = js_sys::Object)]
+    pub type InCache;
+    #[wasm_bindgen(method, setter = cacheName)]
+    fn set_cache_name(this: &InCache, name: &str);
 
-pub fn listen(precache: Rc<Precache>) {
+    /// `caches.match(request, {cacheName})`: one lookup, one promise.
+    #[wasm_bindgen(js_namespace = caches, js_name = "match")]
+    fn match_in(request: &Request, options: &InCache) -> js_sys::Promise;
+}
+
+impl InCache {
+    /// The options that look only in the cache named `name`.
+    pub fn named(name: &str) -> Self {
+        let options: InCache = js_sys::Object::new().unchecked_into();
+        options.set_cache_name(name);
+        options
+    }
+}
+
+pub fn listen(worker: Rc<Worker>) {
     on("fetch", move |event: FetchEvent| {
         let request = event.request();
-        let Ok(url) = Url::new(&request.url()) else {
-            return;
-        };
-        let method = request.method();
-        let path = url.pathname();
-        let facts = RequestFacts {
-            method: &method,
-            same_origin: url.origin() == scope().location().origin(),
-            path: &path,
-            has_query: !url.search().is_empty(),
-            is_navigation: request.mode() == RequestMode::Navigate,
-        };
-        let answer = match route(facts, |path| precache.contains(path)) {
+        let (method, url) = (request.method(), request.url());
+        let navigation = request.mode() == RequestMode::Navigate;
+        let facts = RequestFacts::of(&method, &url, &worker.origin, navigation);
+        let answer = match route(facts, |path| worker.is_precached(path)) {
             Route::Network => return,
-            Route::NavigationNetworkFirst => {
-                future_to_promise(network_first(precache.clone(), request))
-            }
-            Route::Precached => future_to_promise(cache_first(precache.clone(), request)),
+            Route::NavigationNetworkFirst => promise(network_first(worker.clone(), request)),
+            Route::Precached => promise(cache_first(worker.clone(), request)),
         };
         // Only throws if called twice or after dispatch; neither can happen here.
         let _ = event.respond_with(&answer);
     });
 }
 
-async fn network_first(precache: Rc<Precache>, request: Request) -> Result<JsValue, JsValue> {
+async fn network_first(worker: Rc<Worker>, request: Request) -> Result<JsValue, JsValue> {
     match JsFuture::from(scope().fetch_with_request(&request)).await {
         Ok(response) => Ok(response),
-        Err(network_error) => match cached(&precache, &Request::new_with_str(SHELL)?).await? {
-            Some(shell) => Ok(shell.into()),
-            None => Err(network_error),
-        },
+        Err(network_error) => {
+            let shell = Request::new_with_str(&worker.config.shell())?;
+            match cached(&worker, &shell).await? {
+                Some(shell) => Ok(shell),
+                None => Err(network_error),
+            }
+        }
     }
 }
 
-async fn cache_first(precache: Rc<Precache>, request: Request) -> Result<JsValue, JsValue> {
-    match cached(&precache, &request).await? {
-        Some(response) => Ok(response.into()),
+async fn cache_first(worker: Rc<Worker>, request: Request) -> Result<JsValue, JsValue> {
+    match cached(&worker, &request).await? {
+        Some(response) => Ok(response),
         // Evicted or not yet installed: the network is the only other source.
         None => JsFuture::from(scope().fetch_with_request(&request)).await,
     }
 }
 
-/// The precached response for `request`, if the cache holds one.
-pub async fn cached(precache: &Precache, request: &Request) -> Result<Option<Response>, JsValue> {
-    let caches = scope().caches()?;
-    let cache: Cache = JsFuture::from(caches.open(&precache.cache_name))
-        .await?
-        .unchecked_into();
-    let found = JsFuture::from(cache.match_with_request(request)).await?;
-    Ok(found.dyn_into::<Response>().ok())
+/// This version's cached response for `request`, if its cache holds one.
+pub async fn cached(worker: &Worker, request: &Request) -> Result<Option<JsValue>, JsValue> {
+    let found = JsFuture::from(match_in(request, &worker.in_cache)).await?;
+    Ok((!found.is_undefined()).then_some(found))
 }

@@ -1,6 +1,6 @@
 // Shared set-up for KeyDo's end-to-end tests: the real server on a loopback port,
 // serving a real build, and Debian's Chromium driven by Playwright.
-import { spawn } from 'node:child_process';
+import { execFileSync, spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { cpSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { createServer } from 'node:net';
@@ -76,11 +76,11 @@ export function copyDist() {
 
 /**
  * Starts keydo-server on its own port and database; resolves once /api/health answers.
- * Extra flags (rate limits...) go in `args`.
+ * Extra flags (rate limits...) go in `args`; `port` and `dataDir` restart a stopped
+ * server where it was (see `stop({ keepData })`).
  */
-export async function startServer({ dist = DIST, args = [] } = {}) {
-  const port = await freePort();
-  const dataDir = tempDir('data');
+export async function startServer({ dist = DIST, args = [], port, dataDir = tempDir('data') } = {}) {
+  port ??= await freePort();
   const origin = `http://127.0.0.1:${port}`;
   const child = spawn(
     SERVER_BIN,
@@ -109,10 +109,11 @@ export async function startServer({ dist = DIST, args = [] } = {}) {
     origin,
     dataDir,
     output: () => output,
-    async stop() {
+    port,
+    async stop({ keepData = false } = {}) {
       child.kill('SIGTERM');
       await exited;
-      rmSync(dataDir, { recursive: true, force: true });
+      if (!keepData) rmSync(dataDir, { recursive: true, force: true });
     },
   };
 }
@@ -131,7 +132,7 @@ export function listOutput(dir) {
   return files;
 }
 
-/** The service worker's own files, which are never precached (SPEC §6). */
+/** The service worker's own files, which are never precached (docs/service-worker.md). */
 export function isWorkerFile(url) {
   return (
     url === '/sw.js' ||
@@ -175,3 +176,70 @@ export function cacheContents(page) {
 }
 
 export { freePort };
+/** `keydo-server backup <file>`: a consistent copy of a running server's database. */
+export function backupDatabase(dataDir, file) {
+  execFileSync(SERVER_BIN, ['backup', file, '--data-dir', dataDir], {
+    stdio: 'pipe',
+    env: { ...process.env, RUST_LOG: 'warn' },
+  });
+}
+
+/**
+ * Rows of `sql` run read-only on the server's SQLite file in `dataDir` (the sqlite3
+ * command-line shell; safe beside the running server), as objects by column name.
+ */
+export function queryDatabase(dataDir, sql) {
+  const out = execFileSync('sqlite3', ['-readonly', '-json', join(dataDir, 'keydo.sqlite3'), sql], {
+    encoding: 'utf8',
+  });
+  return out.trim() === '' ? [] : JSON.parse(out);
+}
+
+/**
+ * Fires the service worker's Background Sync (`flush-outbox`) over CDP, as the browser
+ * does when it is online again; the context needs one page open (a blank one will do)
+ * to reach the browser. `stopWorkers()` stops the worker, so the next event wakes it.
+ */
+export async function syncEvents(context, origin) {
+  const page = context.pages()[0] ?? (await context.newPage());
+  const cdp = await context.newCDPSession(page);
+  const registrations = [];
+  cdp.on('ServiceWorker.workerRegistrationUpdated', (e) => registrations.push(...e.registrations));
+  await cdp.send('ServiceWorker.enable');
+  const deadline = Date.now() + 15_000;
+  let registration;
+  while (!(registration = registrations.find((r) => r.scopeURL === origin + '/' && !r.isDeleted))) {
+    if (Date.now() > deadline) throw new Error(`no service worker registration for ${origin}`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  return {
+    dispatch: (lastChance = false) =>
+      cdp.send('ServiceWorker.dispatchSyncEvent', {
+        origin,
+        registrationId: registration.registrationId,
+        tag: 'flush-outbox',
+        lastChance,
+      }),
+    stopWorkers: () => cdp.send('ServiceWorker.stopAllWorkers'),
+    detach: () => cdp.detach(),
+  };
+}
+
+/** The record under `key` in a store of the page's IndexedDB `keydo`, or undefined. */
+export function readRecord(page, store, key) {
+  return page.evaluate(
+    ({ store, key }) =>
+      new Promise((ok, fail) => {
+        const open = indexedDB.open('keydo');
+        open.onerror = () => fail(open.error);
+        open.onsuccess = () => {
+          const db = open.result;
+          const read = db.transaction(store).objectStore(store).get(key);
+          read.onsuccess = () => ok(read.result);
+          read.onerror = () => fail(read.error);
+          read.transaction.oncomplete = () => db.close();
+        };
+      }),
+    { store, key },
+  );
+}

@@ -1,9 +1,10 @@
 // The installable offline shell: the Rust service worker precaches exactly the
 // build, serves the shell offline (also when woken from stopped), never touches
-// /api, picks up a new build through the update prompt, and Chrome finds the app
-// installable.
+// /api, picks up a new build through the update prompt, refuses an update whose
+// bytes are not the build's, and Chrome finds the app installable.
 import assert from 'node:assert/strict';
 import { appendFileSync, readFileSync, rmSync } from 'node:fs';
+import { createServer, request as httpRequest } from 'node:http';
 import { join } from 'node:path';
 import { execFileSync } from 'node:child_process';
 import { after, before, describe, test } from 'node:test';
@@ -40,6 +41,89 @@ async function stopWorkers(page) {
   await cdp.send('ServiceWorker.stopAllWorkers');
   await stopped;
   await cdp.detach();
+}
+
+/** The build's manifest as `{url: sha256}`. */
+function manifestDigests(dist) {
+  const manifest = JSON.parse(readFileSync(join(dist, 'precache-manifest.json'), 'utf8'));
+  return Object.fromEntries(manifest.files.map((f) => [f.url, f.sha256]));
+}
+
+/** `{url: hex SHA-256 of the cached body}` for the cache `name`, hashed by the page. */
+function cachedDigests(page, name) {
+  return page.evaluate(async (name) => {
+    if (!(await caches.has(name))) return null;
+    const cache = await caches.open(name);
+    const digests = {};
+    for (const request of await cache.keys()) {
+      const body = await (await cache.match(request)).arrayBuffer();
+      const digest = new Uint8Array(await crypto.subtle.digest('SHA-256', body));
+      digests[new URL(request.url).pathname] = Array.from(digest, (b) => b.toString(16).padStart(2, '0')).join('');
+    }
+    return digests;
+  }, name);
+}
+
+/**
+ * Asks the registration for an update and resolves with the new worker's state once
+ * it settles: `installed` (waiting) or `redundant` (its install failed).
+ */
+function updateAndSettle(page) {
+  return page.evaluate(async () => {
+    const registration = await navigator.serviceWorker.getRegistration();
+    const found = new Promise((resolve) =>
+      registration.addEventListener('updatefound', () => resolve(registration.installing), { once: true }),
+    );
+    await registration.update();
+    const timeout = (what) => new Promise((resolve) => setTimeout(() => resolve(`no ${what} within 30 s`), 30_000));
+    const worker = await Promise.race([found, timeout('update')]);
+    if (typeof worker === 'string') return worker;
+    const settled = new Promise((resolve) => {
+      const check = () => ['installed', 'redundant'].includes(worker.state) && resolve(worker.state);
+      worker.addEventListener('statechange', check);
+      check();
+    });
+    return Promise.race([settled, timeout('install outcome')]);
+  });
+}
+
+/**
+ * A loopback proxy in front of the server that, while told to, answers one path
+ * with an HTML page and status 200 — a captive portal's sign-in page or a broken
+ * CDN, as a browser meets them in transit.
+ */
+async function startPortalProxy(upstreamOrigin) {
+  const upstream = new URL(upstreamOrigin);
+  let replaced = null;
+  const server = createServer((req, res) => {
+    if (replaced !== null && new URL(req.url, upstreamOrigin).pathname === replaced) {
+      res.writeHead(200, { 'content-type': 'text/html; charset=utf-8', 'cache-control': 'no-store' });
+      res.end('<!doctype html><title>Sign in to the Wi-Fi</title><p>Accept the terms to continue.</p>');
+      return;
+    }
+    const forwarded = httpRequest(
+      { host: upstream.hostname, port: upstream.port, method: req.method, path: req.url, headers: req.headers },
+      (answer) => {
+        res.writeHead(answer.statusCode, answer.headers);
+        answer.pipe(res);
+      },
+    );
+    forwarded.on('error', () => req.socket.destroy());
+    req.pipe(forwarded);
+  });
+  await new Promise((done) => server.listen(0, '127.0.0.1', done));
+  return {
+    origin: `http://127.0.0.1:${server.address().port}`,
+    /** Answers `path` with the portal page from now on (`null`: pass everything). */
+    replace: (path) => {
+      replaced = path;
+    },
+    close: () =>
+      new Promise((done) => {
+        server.closeAllConnections();
+        server.close(done);
+      }),
+  };
 }
 
 describe('offline shell', () => {
@@ -209,6 +293,58 @@ describe('updates', () => {
     assert.ok(await page.getByTestId('update-banner').isHidden());
     assert.equal(navigations, 1, 'exactly one reload');
   });
+});
+
+test('an update whose one asset is replaced by an HTML page in transit: the new version does not install, the old one still plays offline, and the cache holds only verified bytes; with correct bytes the update then installs', async () => {
+  const dist = copyDist();
+  const server = await startServer({ dist });
+  const proxy = await startPortalProxy(server.origin);
+  const context = await browser.newContext();
+  try {
+    const page = await openControlled(context, proxy.origin);
+    await page.getByText('Ready to play offline').waitFor();
+    const oldCache = expectedCache(dist).name;
+    const oldDigests = manifestDigests(dist);
+    assert.deepEqual(await cachedDigests(page, oldCache), oldDigests);
+
+    // A new deployment: one changed byte, then the real post-build step.
+    const css = listOutput(dist).find((f) => f.url.endsWith('.css'));
+    appendFileSync(css.path, '\n');
+    execFileSync(join(ROOT, 'target', 'release', 'keydo-precache'), [dist]);
+    const newCache = expectedCache(dist).name;
+    assert.notEqual(newCache, oldCache);
+
+    // In transit, the game's wasm turns into a sign-in page (status 200, HTML).
+    const wasm = listOutput(dist).find((f) => /^\/keydo-app-.*\.wasm$/.test(f.url));
+    proxy.replace(wasm.url);
+    assert.equal(await updateAndSettle(page), 'redundant');
+    assert.deepEqual(await page.evaluate(() => caches.keys()), [oldCache]);
+    assert.deepEqual(await cachedDigests(page, oldCache), oldDigests);
+
+    // The old version still plays offline, from a freshly woken worker.
+    await context.setOffline(true);
+    try {
+      await stopWorkers(page);
+      await page.reload();
+      await page.getByTestId('mode-zh').waitFor();
+      assert.ok(await page.evaluate(() => navigator.serviceWorker.controller !== null));
+    } finally {
+      await context.setOffline(false);
+    }
+    assert.deepEqual(await page.evaluate(() => caches.keys()), [oldCache]);
+
+    // The right bytes arrive: the update installs, verified, beside the old version.
+    proxy.replace(null);
+    assert.equal(await updateAndSettle(page), 'installed');
+    assert.deepEqual((await page.evaluate(() => caches.keys())).sort(), [newCache, oldCache].sort());
+    assert.deepEqual(await cachedDigests(page, newCache), manifestDigests(dist));
+    assert.deepEqual(await cachedDigests(page, oldCache), oldDigests);
+  } finally {
+    await context.close();
+    await proxy.close();
+    await server.stop();
+    rmSync(dist, { recursive: true, force: true });
+  }
 });
 
 test('an install that cannot fetch every file leaves no cache and no active worker', async () => {

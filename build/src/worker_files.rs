@@ -1,0 +1,105 @@
+//! The service worker's files and the names they share, decided here only.
+//!
+//! `/sw.js` is generated from these and hands every name the worker needs to its
+//! Rust `start` (see [`crate::worker_script`]), so the worker crates hard-code none;
+//! the precache leaves the worker's own scripts out ([`is_worker_file`]).
+
+use crate::manifest::MANIFEST_FILE;
+
+/// The service worker script the page registers.
+pub const SW_JS: &str = "sw.js";
+
+/// The page a failed navigation falls back to.
+pub const SHELL: &str = "/index.html";
+
+/// A wasm-bindgen module of the worker: a `no-modules` glue script defining a
+/// global, and its wasm.
+#[derive(Debug, Clone, Copy)]
+pub struct WorkerModule {
+    /// The cargo package.
+    pub package: &'static str,
+    /// The package's binary; the output is `<bin>.js` and `<bin>_bg.wasm`.
+    pub bin: &'static str,
+    /// The global the glue defines.
+    pub global: &'static str,
+}
+
+impl WorkerModule {
+    /// The glue script's URL path.
+    pub fn glue_url(&self) -> String {
+        format!("/{}.js", self.bin)
+    }
+
+    /// The wasm's URL path.
+    pub fn wasm_url(&self) -> String {
+        format!("/{}_bg.wasm", self.bin)
+    }
+}
+
+/// The worker itself (`sw/`), built by Trunk's `data-type="worker"` link in
+/// index.html, whose glue keeps wasm-bindgen's default global.
+pub const WORKER: WorkerModule = WorkerModule {
+    package: "keydo-sw",
+    bin: "keydo_worker",
+    global: "wasm_bindgen",
+};
+
+/// The script that holds the worker's wasm bytes (base64) in [`WORKER_WASM_GLOBAL`],
+/// replacing `keydo_worker_bg.wasm`.
+pub const WORKER_WASM_SCRIPT: &str = "keydo_worker_wasm.js";
+pub const WORKER_WASM_GLOBAL: &str = "KEYDO_WORKER_WASM";
+
+/// The outbox flush (`sw-flush/`), loaded only for Background Sync; built by
+/// [`crate::flush_module`] so its glue gets a global of its own.
+pub const FLUSH: WorkerModule = WorkerModule {
+    package: "keydo-sw-flush",
+    bin: "keydo_flush",
+    global: "keydo_flush",
+};
+
+/// Output files that belong to the service worker itself and are never precached:
+/// its scripts, which the browser stores with the registration, and the precache
+/// manifest. The flush module's wasm is an ordinary precached file, loaded from
+/// the cache when needed.
+pub fn is_worker_file(url: &str) -> bool {
+    let Some(name) = url.strip_prefix('/') else {
+        return false;
+    };
+    name == SW_JS
+        || name == MANIFEST_FILE
+        || url == FLUSH.glue_url()
+        || name.starts_with(WORKER.bin)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_workers_scripts_are_its_own_and_the_flush_wasm_is_precached() {
+        for url in [
+            "/sw.js",
+            "/precache-manifest.json",
+            "/keydo_worker.js",
+            "/keydo_worker_wasm.js",
+            "/keydo_flush.js",
+        ] {
+            assert!(is_worker_file(url), "{url}");
+        }
+        for url in [
+            "/keydo_flush_bg.wasm",
+            "/index.html",
+            "/texts/sw.js",
+            "sw.js",
+        ] {
+            assert!(!is_worker_file(url), "{url}");
+        }
+    }
+
+    #[test]
+    fn module_urls_follow_wasm_bindgen_naming() {
+        assert_eq!(FLUSH.glue_url(), "/keydo_flush.js");
+        assert_eq!(FLUSH.wasm_url(), "/keydo_flush_bg.wasm");
+        assert!(WORKER_WASM_SCRIPT.starts_with(WORKER.bin));
+    }
+}
