@@ -24,7 +24,7 @@ import { readOutbox } from '../tests/e2e/play.mjs';
 export const MODES = ['time', 'words', 'quote', 'zh'];
 
 /** How often each mode is played after the first round of all four (`time` lasts 60 s). */
-const MODE_WEIGHTS = { time: 1, words: 2, quote: 4, zh: 4 };
+const MODE_WEIGHTS = { time: 0.5, words: 2, quote: 4, zh: 4 };
 
 /**
  * How likely each sync request gets a fault, and which faults, by weight. A run first
@@ -64,7 +64,7 @@ const FLAP_MS = [1_000, 6_000];
 const QUIESCENCE_MS = 360_000;
 
 const WEEK_MS = 7 * 86_400_000;
-/** The UTC+8 week of a time (SPEC §4). */
+/** The UTC+8 week of a time (docs/sync.md). */
 export const weekOf = (ms) => Math.floor((ms + 8 * 3_600_000 + 3 * 86_400_000) / WEEK_MS);
 
 /**
@@ -118,7 +118,7 @@ export async function runChaos({ games, profiles = 1, tabs = 3, seed = newSeed()
             if (played.length % 10 === 0) log(`chaos: ${played.length}/${games} games`);
             // The run's first game always closes its tab, so every run does it at least once.
             const close = actions['tab closed mid-flush'] === 0 || draw() < CLOSE_TAB;
-            if (close) player.tabs[slot] = await closeMidFlush(player, page, draw);
+            if (close) player.tabs[slot] = await closeMidFlush(player, page);
           }
         })(),
       ),
@@ -177,10 +177,16 @@ export async function runChaos({ games, profiles = 1, tabs = 3, seed = newSeed()
     }
   }
 
-  /** Closes a tab as its flush starts (a submission in flight if one comes soon), opens another. */
-  async function closeMidFlush(player, page, draw) {
-    const deadline = Date.now() + between([200, 1_500], draw);
-    const inFlight = () => proxy.requests.some((r) => r.route === SCORES && r.endedAt === null);
+  /**
+   * Closes a tab while its flush is sending: the next score submission is slowed down
+   * (a queued delay) and the tab closes once it is in flight (or after 2 s without one);
+   * then another tab opens in its place.
+   */
+  async function closeMidFlush(player, page) {
+    const before = proxy.submissions.length;
+    proxy.inject({ kind: 'delay', ms: 1_500 });
+    const inFlight = () => proxy.submissions.slice(before).some((s) => s.endedAt === null);
+    const deadline = Date.now() + 2_000;
     while (!inFlight() && Date.now() < deadline) await sleep(20);
     actions['tab closed mid-flush']++;
     if (inFlight()) actions['tab closed with a submission in flight']++;
@@ -208,8 +214,19 @@ async function openProfile(browser, origin, tabs) {
 
 /** The games to play: every mode once (in a random order), then modes by weight. */
 function planGames(random, games) {
-  const weighted = Object.entries(MODE_WEIGHTS).flatMap(([mode, weight]) => Array(weight).fill(mode));
-  const modes = [...shuffle(random, MODES), ...Array.from({ length: games }, () => pick(random, weighted))];
+  const total = Object.values(MODE_WEIGHTS).reduce((sum, w) => sum + w, 0);
+  const weighted = () => {
+    let draw = random() * total;
+    return Object.keys(MODE_WEIGHTS).find((mode) => (draw -= MODE_WEIGHTS[mode]) < 0) ?? 'zh';
+  };
+  // At most one 60 s `time` game per 20, so a short run stays short.
+  let timeGames = 1;
+  const capped = () => {
+    const mode = weighted();
+    if (mode !== 'time') return mode;
+    return ++timeGames <= Math.ceil(games / 20) ? mode : 'zh';
+  };
+  const modes = [...shuffle(random, MODES), ...Array.from({ length: games }, capped)];
   // Each game its own seeds (restarts step the seed by one), so no prompt seed repeats.
   return modes.slice(0, games).map((mode, i) => ({ mode, seed: 1_000 * (i + 1) }));
 }
@@ -226,10 +243,15 @@ export async function playHumanGame(page, origin, { mode, seed }, between = ([lo
   let prompt = await page.getByTestId('prompt').textContent();
   for (let restarts = 0; SHORT[mode] && [...prompt].length > SHORT[mode]; restarts++) {
     if (restarts === 100) throw new Error(`no ${mode} passage of at most ${SHORT[mode]} characters`);
-    // Mark the prompt shown, so the next one is told apart even if its text is the same.
-    await page.getByTestId('prompt').evaluate((el) => (el.dataset.shown = '1'));
     await page.getByTestId('restart').click();
-    prompt = await page.locator('[data-testid="prompt"]:not([data-shown])').textContent();
+    // A different seed may pick the same passage: then the text never changes. A stale
+    // read is harmless too: it is the long text, so the loop restarts again.
+    await page
+      .waitForFunction((shown) => document.querySelector('[data-testid="prompt"]')?.textContent !== shown, prompt, {
+        timeout: 2_000,
+      })
+      .catch(() => {});
+    prompt = await page.getByTestId('prompt').textContent();
   }
   const text = mode === 'time' ? prompt.slice(0, Math.round(between(TIME_GAME_CHARS))) : prompt;
   const input = page.getByTestId('input');
@@ -331,7 +353,7 @@ export function printReport(report, print = console.log) {
   print(`  wall time: ${(report.wallMs / 1000).toFixed(1)} s`);
 }
 
-if (import.meta.url === pathToFileURL(process.argv[1]).href) {
+if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {
   const { values } = parseArgs({ options: { games: { type: 'string' }, profiles: { type: 'string' } } });
   const games = Number(values.games ?? process.env.KEYDO_CHAOS_GAMES ?? 500);
   const profiles = Number(values.profiles ?? 1);

@@ -2,7 +2,7 @@
 //! worker's precache is complete, the new-version prompt when one waits, and a note
 //! (until dismissed) when the browser refused persistent storage.
 
-use crate::services::shell::Shell;
+use crate::services::shell::{Persistence, Shell};
 use leptos::prelude::*;
 
 #[component]
@@ -10,7 +10,7 @@ pub fn ShellStatus() -> impl IntoView {
     let shell = expect_context::<Shell>();
     let offline_ready = shell.offline_ready();
     let update_waiting = shell.update_waiting();
-    let persist_note = shell.persist_note();
+    let persistence = shell.persistence();
     view! {
         <p class="shell-status" data-testid="offline-ready" hidden=move || !offline_ready.get()>
             "Ready to play offline"
@@ -19,7 +19,13 @@ pub fn ShellStatus() -> impl IntoView {
             <span>"New version available"</span>
             <button data-testid="update-reload" on:click=move |_| shell.accept_update()>"New version — reload"</button>
         </div>
-        <div class="persist-note" role="note" data-testid="persist-note" hidden=move || !persist_note.get()>
+        <div
+            class="persist-note"
+            role="note"
+            data-testid="persist-note"
+            data-state=move || persistence.get().id()
+            hidden=move || persistence.get() != Persistence::Refused
+        >
             <span>
                 "This browser did not grant KeyDo persistent storage: when space runs low it may \
                  clear scores not sent yet. They are sent whenever you are online."

@@ -1,4 +1,4 @@
-//! The precache digest and cache name (SPEC §6).
+//! The precache digest and cache name (docs/service-worker.md).
 //!
 //! For each precached file in ascending URL order, the line `<url> <hex sha256>\n`;
 //! the digest is the hex SHA-256 of all lines concatenated. Same input, same name;

@@ -190,12 +190,12 @@ mod tests {
                 js_name = line
                     .split_once("js_name = ")
                     .map(|(_, rest)| rest.trim_end_matches(")]").to_owned());
-            } else if let Some(signature) = line.strip_prefix("pub fn ") {
-                if let Some((name, rest)) = signature.split_once('(') {
-                    if rest.starts_with("this: &WorkerConfig") {
-                        read.push(js_name.take().unwrap_or_else(|| name.to_owned()));
-                    }
-                }
+            } else if let Some((name, rest)) = line
+                .strip_prefix("pub fn ")
+                .and_then(|signature| signature.split_once('('))
+                && rest.starts_with("this: &WorkerConfig")
+            {
+                read.push(js_name.take().unwrap_or_else(|| name.to_owned()));
             }
         }
         let config = config_of(&sw_js(&manifest_named("keydo-precache-abc")));

@@ -1,4 +1,4 @@
-//! The JSON bodies of KeyDo's `/api` (SPEC §7), shared by the app, the service worker
+//! The JSON bodies of KeyDo's `/api` (docs/api.md), shared by the app, the service worker
 //! and the server so the three cannot drift apart.
 //!
 //! Request bodies refuse unknown fields (the server answers 422); response bodies

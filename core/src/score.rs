@@ -1,4 +1,4 @@
-//! Scoring: the one implementation of SPEC §2 and of the plausibility rules of §7.
+//! Scoring: the one implementation of docs/scoring.md and of the plausibility rules of docs/api.md.
 //!
 //! The app uses it to show speeds while a game runs and to compute the result's
 //! `value`; the server uses [`validate`] to accept or refuse a submitted score. Both
@@ -7,7 +7,7 @@
 //! only and never decide anything.
 //!
 //! How the counters read in the `zh` mode: an input method (IME) turns many keypresses
-//! into one committed character, and SPEC §2 says keystrokes inside a composition are
+//! into one committed character, and docs/scoring.md says keystrokes inside a composition are
 //! never held against the player. So in `zh` a "keystroke" is one *committed
 //! character* (including characters later deleted), and a "correct keystroke" is a
 //! committed character that matched the passage where it landed. With that reading

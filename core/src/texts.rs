@@ -11,7 +11,7 @@ use std::collections::HashSet;
 use std::fmt;
 use std::num::NonZeroUsize;
 
-/// How many words a `words` game has (SPEC §2).
+/// How many words a `words` game has (docs/scoring.md).
 pub const WORDS_MODE_WORD_COUNT: NonZeroUsize = NonZeroUsize::new(50).unwrap();
 
 /// How many words a `time` game's prompt has. 60 s at the fastest accepted 350 WPM is

@@ -1,5 +1,5 @@
 //! The typing session: what the player has typed against the prompt, and the counters
-//! that score it (SPEC §2).
+//! that score it (docs/scoring.md).
 //!
 //! The app feeds every input event in, with the time it happened in milliseconds on one
 //! monotonic clock (the browser's `event.timeStamp` / `performance.now()`), and reads

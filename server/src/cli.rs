@@ -1,7 +1,7 @@
 //! The command line: `keydo-server [serve]` and `keydo-server backup <file>`.
 //!
 //! Every flag has an environment variable so operators and tests can script the
-//! server without building argument lists; SPEC §9 fixes the names.
+//! server without building argument lists; docs/operations.md fixes the names.
 
 use crate::client::{TrustedProxies, parse_network};
 use crate::connections::ConnectionLimits;
@@ -96,8 +96,9 @@ pub struct ServeArgs {
     #[command(flatten)]
     pub connections: ConnectionArgs,
 
-    /// PostgreSQL: seconds a statement may run, and a request may wait for a database
-    /// connection, before the answer is 503 DATABASE_UNAVAILABLE.
+    /// PostgreSQL: seconds a statement may run before the answer is 503
+    /// DATABASE_UNAVAILABLE. A request waits for a free database connection for at
+    /// most 80 % of --request-timeout-secs, then gets the same answer.
     #[arg(long, env = "KEYDO_DATABASE_TIMEOUT_SECS", default_value_t = 5)]
     pub database_timeout_secs: u64,
 
@@ -244,6 +245,7 @@ impl ServeArgs {
         StoreOptions {
             token_ttl: Duration::from_secs(self.token_cache_secs),
             database_timeout: Duration::from_secs(self.database_timeout_secs),
+            pool_wait: Duration::from_secs(self.request_timeout_secs) * 4 / 5,
             database_ca_file: self.database_ca_file.clone(),
         }
     }

@@ -1,7 +1,7 @@
 //! Step 4 of the API pipeline: a bounded JSON body.
 //!
 //! axum's own `Json` accepts `application/*+json`, reads before it checks the size
-//! and answers with the parser's messages; this extractor answers exactly as SPEC §7
+//! and answers with the parser's messages; this extractor answers exactly as docs/api.md
 //! says, in this order: not `application/json` → 415; a `Content-Length` over the cap
 //! → 413 without reading; the body counted while it streams and dropped the moment it
 //! passes the cap → 413; not UTF-8 → 400; not JSON → 400; JSON of the wrong shape

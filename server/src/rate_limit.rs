@@ -1,6 +1,6 @@
 //! Step 3 of the API pipeline: per-process rate limits, spent before any body is read.
 //!
-//! Best effort by design (SPEC §7): each process counts on its own; the hard limits on
+//! Best effort by design (docs/api.md): each process counts on its own; the hard limits on
 //! write amplification are the one-row-per-(player, mode) upsert and the body cap.
 //! Limits are GCRA buckets from `governor`: a client may burst up to its per-minute
 //! limit and earns requests back at that rate. Save creation is stricter: a burst of

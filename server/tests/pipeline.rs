@@ -1,4 +1,4 @@
-//! The API pipeline of SPEC §7, one test per row of its status matrix, plus the order
+//! The API pipeline of docs/api.md, one test per row of its status matrix, plus the order
 //! of the steps: origin → auth → rate limits → bounded JSON → handler.
 
 mod common;

@@ -28,6 +28,7 @@ fn options(admin_url: String, store: StoreOptions) -> Options {
 fn quick_timeouts() -> StoreOptions {
     StoreOptions {
         database_timeout: Duration::from_secs(1),
+        pool_wait: Duration::from_secs(1),
         ..StoreOptions::default()
     }
 }

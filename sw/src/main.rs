@@ -5,9 +5,9 @@
 //! exists after the script's first synchronous evaluation — a worker woken for a
 //! single fetch or sync event handles it.
 //!
-//! No `main`: `start` is the only entry point, and without one the wasm carries
-//! none of std's program start-up.
-#![no_main]
+//! No `main` in the wasm: `start` is the only entry point, and without one the wasm
+//! carries none of std's program start-up.
+#![cfg_attr(target_arch = "wasm32", no_main)]
 
 mod config;
 mod lifecycle;
@@ -91,3 +91,7 @@ type Work = Pin<Box<dyn Future<Output = Result<JsValue, JsValue>>>>;
 fn spawn(work: Work) -> Promise {
     future_to_promise(work)
 }
+
+/// Native builds (unit tests, lints) need an entry point; the worker has none.
+#[cfg(not(target_arch = "wasm32"))]
+fn main() {}

@@ -1,4 +1,4 @@
-//! Which requests the service worker answers, and how (SPEC §6).
+//! Which requests the service worker answers, and how (docs/service-worker.md).
 //!
 //! Pure, so the rule is tested natively: only same-origin GETs are touched; `/api`
 //! is always left to the network (a stale leaderboard is worse than none);

@@ -264,6 +264,8 @@ export async function startFaultProxy(upstreamOrigin, { seed = newSeed() } = {})
 
   /** Keeps `res` unanswered until `release()` runs `send`, or the client gives up. */
   function park(res, send) {
+    // The client may have given up before the upstream answered.
+    if (res.closed || res.destroyed) return;
     const parked = { send };
     waiting.add(parked);
     res.on('close', () => waiting.delete(parked));

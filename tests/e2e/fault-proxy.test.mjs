@@ -30,6 +30,15 @@ async function withProxy(run, options) {
   }
 }
 
+/** Polls `check` every 10 ms until it holds, for at most 5 s. */
+async function until(check) {
+  const deadline = Date.now() + 5_000;
+  while (!check()) {
+    if (Date.now() > deadline) throw new Error('not reached within 5 s');
+    await new Promise((r) => setTimeout(r, 10));
+  }
+}
+
 const post = (proxy, path, init = {}) =>
   fetch(proxy.origin + path, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}', ...init });
 
@@ -121,10 +130,12 @@ test('a hang never answers: the client gives up (and is logged so), or release f
 
     const committedHang = await outcome(() => post(proxy, '/api/scores', { signal: AbortSignal.timeout(300) }));
     assert.deepEqual(committedHang, { committed: true, status: null });
+    await until(() => proxy.waiting() === 0);
 
+    const before = committed;
     const released = outcome(() => post(proxy, '/api/scores'));
-    await new Promise((r) => setTimeout(r, 100));
-    assert.equal(proxy.waiting(), 1);
+    await until(() => proxy.waiting() === 1);
+    assert.equal(committed, before, 'not forwarded while it hangs');
     proxy.release();
     assert.equal((await released).status, 201);
     assert.equal(proxy.waiting(), 0);
@@ -134,9 +145,10 @@ test('a hang never answers: the client gives up (and is logged so), or release f
 test('hold and delay forward at once and answer later', async () => {
   await withProxy(async (proxy) => {
     proxy.inject({ kind: 'hold' }, { kind: 'delay', ms: 300 });
+    const before = committed;
     const held = outcome(() => post(proxy, '/api/scores'));
-    await new Promise((r) => setTimeout(r, 100));
-    assert.equal(committed > 0 && proxy.waiting(), 1);
+    await until(() => proxy.waiting() === 1);
+    assert.equal(committed, before + 1, 'forwarded while the answer is held');
     proxy.release();
     assert.equal((await held).status, 201);
     const start = Date.now();

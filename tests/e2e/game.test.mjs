@@ -1,7 +1,7 @@
 // The typing game, played for real: each mode typed with Playwright's keyboard (and,
 // for `zh`, committed the way an IME does through CDP), with mistakes and backspaces.
 // The test keeps its own record of what it left typed and derives the value with its
-// own copy of SPEC §2's formula, so a wrong count or formula in the app fails here.
+// own copy of docs/scoring.md's formula, so a wrong count or formula in the app fails here.
 import assert from 'node:assert/strict';
 import { performance } from 'node:perf_hooks';
 import { after, before, describe, test } from 'node:test';
@@ -28,7 +28,7 @@ after(async () => {
 
 const pace = (ms) => new Promise((done) => setTimeout(done, ms));
 
-/** SPEC §2, written out independently: round half up of net WPM × 100 or 速度 × 100. */
+/** docs/scoring.md, written out independently: round half up of net WPM × 100 or 速度 × 100. */
 function expectedValue(mode, { correct, errors }, durationMs) {
   const [units, perUnit] = mode === 'zh' ? [Math.max(correct + errors - 5 * errors, 0), 1] : [correct, 5];
   // units / perUnit / (durationMs / 60000) × 100, rounded half up in integers.

@@ -140,7 +140,7 @@ export function listOutput(dir) {
   return files;
 }
 
-/** The service worker's own files, which are never precached (SPEC §6). */
+/** The service worker's own files, which are never precached (docs/service-worker.md). */
 export function isWorkerFile(url) {
   return (
     url === '/sw.js' ||

@@ -16,7 +16,9 @@ pub mod shell;
 pub mod sync;
 pub mod texts;
 
+use gloo_events::EventListener;
 use leptos::prelude::*;
+use web_sys::VisibilityState;
 
 /// Starts every service and provides [`sync::Coordinator`], [`records::Records`] and
 /// [`shell::Shell`] to the components below.
@@ -25,4 +27,15 @@ pub fn provide() {
     provide_context(coordinator);
     provide_context(records::Records::start(coordinator));
     provide_context(shell::Shell::start());
+}
+
+/// Calls `on_visible` whenever the page becomes visible again, for as long as the
+/// returned listener lives. It listens on the document, where the browser fires
+/// `visibilitychange`.
+fn when_visible(on_visible: impl Fn() + 'static) -> EventListener {
+    EventListener::new(&document(), "visibilitychange", move |_| {
+        if document().visibility_state() == VisibilityState::Visible {
+            on_visible();
+        }
+    })
 }

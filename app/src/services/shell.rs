@@ -33,13 +33,36 @@ const PERSIST_NOTE_DISMISSED: &str = "keydo.persistNoteDismissed";
 /// How often an open page asks the server for a new version.
 const UPDATE_CHECK: Duration = Duration::from_secs(60 * 60);
 
+/// Whether the browser keeps the site's storage for good.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Persistence {
+    /// Not known yet.
+    Asking,
+    Granted,
+    /// Refused, and the player has not dismissed the note about it yet.
+    Refused,
+    /// Refused, and the player has read the note (now or in an earlier visit).
+    RefusalDismissed,
+}
+
+impl Persistence {
+    /// A stable name, for the page's test hooks.
+    pub fn id(self) -> &'static str {
+        match self {
+            Persistence::Asking => "asking",
+            Persistence::Granted => "granted",
+            Persistence::Refused => "refused",
+            Persistence::RefusalDismissed => "dismissed",
+        }
+    }
+}
+
 /// A handle to the shell's state, provided in Leptos context.
 #[derive(Clone, Copy)]
 pub struct Shell {
     offline_ready: RwSignal<bool>,
     update_waiting: RwSignal<bool>,
-    /// The browser refused persistent storage and the player has not dismissed the note.
-    persist_note: RwSignal<bool>,
+    persistence: RwSignal<Persistence>,
     /// The player accepted the waiting version: its takeover reloads the page.
     accepted: StoredValue<bool>,
     /// The worker events the page listens to, for as long as the page lives.
@@ -52,7 +75,7 @@ impl Shell {
         let shell = Shell {
             offline_ready: RwSignal::new(false),
             update_waiting: RwSignal::new(false),
-            persist_note: RwSignal::new(false),
+            persistence: RwSignal::new(Persistence::Asking),
             accepted: StoredValue::new(false),
             listeners: StoredValue::new_local(Vec::new()),
         };
@@ -78,33 +101,33 @@ impl Shell {
         self.update_waiting.into()
     }
 
-    /// Whether to show the note that the browser refused persistent storage (reactive).
-    pub fn persist_note(&self) -> Signal<bool> {
-        self.persist_note.into()
+    /// Where persistent storage stands (reactive).
+    pub fn persistence(&self) -> Signal<Persistence> {
+        self.persistence.into()
     }
 
     /// The player read the note: it is not shown again, in this or later visits.
     pub fn dismiss_persist_note(&self) {
-        self.persist_note.set(false);
+        self.persistence.set(Persistence::RefusalDismissed);
         if let Some(storage) = local_storage() {
             let _ = storage.set_item(PERSIST_NOTE_DISMISSED, "1");
         }
     }
 
     /// Asks the browser not to evict our storage (the outbox lives there), unless it
-    /// already granted that, and raises the note if it refuses.
+    /// already granted that.
     async fn request_persistent_storage(self) {
         let storage = window().navigator().storage();
-        if resolves_true(storage.persisted()).await {
-            return;
-        }
-        let granted = resolves_true(storage.persist()).await;
+        let granted =
+            resolves_true(storage.persisted()).await || resolves_true(storage.persist()).await;
         let dismissed = local_storage()
             .and_then(|s| s.get_item(PERSIST_NOTE_DISMISSED).ok().flatten())
             .is_some();
-        if !granted && !dismissed {
-            self.persist_note.try_set(true);
-        }
+        self.persistence.try_set(match (granted, dismissed) {
+            (true, _) => Persistence::Granted,
+            (false, false) => Persistence::Refused,
+            (false, true) => Persistence::RefusalDismissed,
+        });
     }
 
     /// The player chose the new version: the waiting worker takes over, and the page
@@ -123,7 +146,7 @@ impl Shell {
                 .await?
                 .unchecked_into();
         self.watch_for_updates(&registration);
-        check_for_updates_periodically(registration);
+        self.check_for_updates_periodically(registration);
         // `ready` resolves once a worker is active, i.e. its precache is complete.
         JsFuture::from(container.ready()?).await?;
         self.offline_ready.try_set(true);
@@ -167,6 +190,20 @@ impl Shell {
         ));
     }
 
+    /// Checks for a new version hourly and whenever the page becomes visible.
+    fn check_for_updates_periodically(&self, registration: ServiceWorkerRegistration) {
+        let update = move || {
+            if let Ok(promise) = registration.update() {
+                // Offline or server down: the next check tries again.
+                spawn_local(async move {
+                    let _ = JsFuture::from(promise).await;
+                });
+            }
+        };
+        set_interval(update.clone(), UPDATE_CHECK);
+        self.listen(super::when_visible(update));
+    }
+
     fn listen(&self, listener: EventListener) {
         self.listeners.try_update_value(|all| all.push(listener));
     }
@@ -198,25 +235,6 @@ async fn resolves_true(promise: Result<js_sys::Promise, JsValue>) -> bool {
 /// `localStorage`, where the browser allows it.
 fn local_storage() -> Option<web_sys::Storage> {
     window().local_storage().ok().flatten()
-}
-
-/// Checks for a new version hourly and whenever the page becomes visible.
-fn check_for_updates_periodically(registration: ServiceWorkerRegistration) {
-    let update = move || {
-        if let Ok(promise) = registration.update() {
-            // Offline or server down: the next check tries again.
-            spawn_local(async move {
-                let _ = JsFuture::from(promise).await;
-            });
-        }
-    };
-    set_interval(update.clone(), UPDATE_CHECK);
-    // `visibilitychange` bubbles from the document to the window.
-    let _ = window_event_listener_untyped("visibilitychange", move |_| {
-        if document().visibility_state() == web_sys::VisibilityState::Visible {
-            update();
-        }
-    });
 }
 
 /// Tells the waiting worker to take over.

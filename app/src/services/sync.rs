@@ -77,16 +77,9 @@ impl Coordinator {
         let on_online = window_event_listener_untyped("online", move |_| {
             coordinator.request(FlushKind::Reconnect);
         });
-        // `visibilitychange` bubbles from the document to the window.
-        let on_visible = window_event_listener_untyped("visibilitychange", move |_| {
-            if document().visibility_state() == web_sys::VisibilityState::Visible {
-                coordinator.trigger();
-            }
-        });
-        on_cleanup(move || {
-            on_online.remove();
-            on_visible.remove();
-        });
+        on_cleanup(move || on_online.remove());
+        // Kept, and dropped (removed), with the owner that started the coordinator.
+        StoredValue::new_local(super::when_visible(move || coordinator.trigger()));
         coordinator.request(FlushKind::Reconnect);
         coordinator
     }

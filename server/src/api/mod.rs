@@ -1,4 +1,4 @@
-//! The `/api` routes and the pipeline in front of them (SPEC §7).
+//! The `/api` routes and the pipeline in front of them (docs/api.md).
 //!
 //! Every API request passes, in this order:
 //! 1. [`origin::check`]: a foreign `Origin` → 403;

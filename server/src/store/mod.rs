@@ -197,9 +197,12 @@ pub enum Creation {
 pub struct StoreOptions {
     /// How long a cached token is trusted without asking the database.
     pub token_ttl: Duration,
-    /// PostgreSQL: the longest a statement may run, and the longest a request waits
-    /// for a pooled connection, before the database counts as unavailable.
+    /// PostgreSQL: the longest a statement may run before the database counts as
+    /// unavailable.
     pub database_timeout: Duration,
+    /// PostgreSQL: the longest a request waits for a pooled connection (all busy, or
+    /// none can be made) before the database counts as unavailable.
+    pub pool_wait: Duration,
     /// PostgreSQL: the certificate authority the server's certificate must chain to
     /// (then its host name is checked too). Without it, TLS (when the server offers
     /// it, or `sslmode=require` demands it) encrypts without authenticating the
@@ -212,6 +215,7 @@ impl Default for StoreOptions {
         StoreOptions {
             token_ttl: Duration::from_secs(60),
             database_timeout: Duration::from_secs(5),
+            pool_wait: Duration::from_secs(30),
             database_ca_file: None,
         }
     }

@@ -3,9 +3,10 @@
 //!
 //! The synchronous `postgres` client keeps this backend the same shape as SQLite's,
 //! so the queries are written once against [`Sql`] and run on the blocking pool.
-//! Connections use TLS as the URL's `sslmode` asks (see [`super::postgres_tls`]), and
-//! every statement runs under a `statement_timeout`; waiting for a pooled connection
-//! is bounded by the same time, so an unreachable database fails fast (503).
+//! Connections use TLS as the URL's `sslmode` asks (see [`super::postgres_tls`]),
+//! every statement runs under a `statement_timeout`, and waiting for a pooled
+//! connection (all busy, or the database unreachable) is bounded too: past either, the
+//! answer is 503 `DATABASE_UNAVAILABLE`.
 
 use super::sql::{Param, Row, Sql, Value};
 use super::{StoreError, StoreOptions, migrations, postgres_tls};
@@ -40,7 +41,7 @@ impl Postgres {
         let tls = postgres_tls::connector(options.database_ca_file.as_deref())?;
         let pool = Pool::builder()
             .max_size(CONNECTIONS)
-            .connection_timeout(options.database_timeout)
+            .connection_timeout(options.pool_wait)
             .build(PostgresConnectionManager::new(config, tls))?;
         migrations::runner().run(&mut *pool.get()?)?;
         Ok(Postgres {

@@ -1,0 +1,149 @@
+// Nothing played is lost while the page is open: a finished game whose IndexedDB
+// write fails (injected: the browser refuses the write transaction, as when the
+// storage quota is used up) stays in the tab, is shown as "Not saved yet", guards the
+// tab against closing, and is saved and delivered once the database takes it again.
+// And a browser that refuses persistent storage gets one dismissible note.
+import assert from 'node:assert/strict';
+import { after, before, test } from 'node:test';
+import { launchBrowser, startServer } from './harness.mjs';
+import { board, eventually, readOutbox, shortSeed, waitPending } from './play.mjs';
+
+let browser;
+let server;
+let seed;
+before(async () => {
+  browser = await launchBrowser();
+  server = await startServer();
+  const context = await browser.newContext();
+  seed = await shortSeed(await context.newPage(), server.origin, 'quote', 130);
+  await context.close();
+});
+after(async () => {
+  await browser?.close();
+  await server?.stop();
+});
+
+/**
+ * While `globalThis.__keydoFailWrites` is set, every readwrite transaction that would
+ * record a game throws the browser's quota error; `__keydoFailedWrites` counts them.
+ */
+function failRecordingWhileFlagged() {
+  const transaction = IDBDatabase.prototype.transaction;
+  IDBDatabase.prototype.transaction = function (stores, mode, ...rest) {
+    const names = typeof stores === 'string' ? [stores] : [...stores];
+    if (globalThis.__keydoFailWrites && mode === 'readwrite' && names.includes('history')) {
+      globalThis.__keydoFailedWrites = (globalThis.__keydoFailedWrites ?? 0) + 1;
+      throw new DOMException('The quota has been exceeded.', 'QuotaExceededError');
+    }
+    return transaction.call(this, stores, mode, ...rest);
+  };
+}
+
+test('a game whose write fails is kept in the tab, retried, then saved and delivered', async () => {
+  const context = await browser.newContext();
+  await context.addInitScript(failRecordingWhileFlagged);
+  try {
+    const page = await context.newPage();
+    await page.goto(`${server.origin}/?seed=${seed}`);
+    await page.evaluate(() => {
+      globalThis.__keydoFailWrites = true;
+    });
+    await page.getByTestId('mode-quote').click();
+    const prompt = await page.getByTestId('prompt').textContent();
+    await page.getByTestId('input').focus();
+    await page.keyboard.type(prompt, { delay: 45 });
+
+    const notSaved = page.getByTestId('not-saved-yet');
+    await notSaved.waitFor();
+    assert.match(await notSaved.textContent(), /^Not saved yet: .+ tries again\.$/);
+    assert.match(await page.getByTestId('unsaved').textContent(), /^1 result not saved yet/);
+    // It keeps trying (1 s, then 2 s later), and nothing reached the database.
+    await eventually(() => page.evaluate(() => globalThis.__keydoFailedWrites >= 2), 10_000);
+    assert.equal(await page.getByTestId('saved').count(), 0);
+    assert.deepEqual(await readOutbox(page), []);
+
+    // Closing the tab now would lose the game: the browser asks first.
+    const asked = page.waitForEvent('dialog');
+    await page.close({ runBeforeUnload: true });
+    const dialog = await asked;
+    assert.equal(dialog.type(), 'beforeunload');
+    await dialog.dismiss();
+    assert.equal(page.isClosed(), false);
+
+    // The database takes writes again: the next attempt (at most 30 s away) saves it.
+    await page.evaluate(() => {
+      globalThis.__keydoFailWrites = false;
+    });
+    await page.getByTestId('saved').waitFor({ timeout: 35_000 });
+    const value = Number(await page.getByTestId('result-value').textContent());
+    assert.equal(await notSaved.count(), 0);
+    assert.equal(await page.getByTestId('unsaved').count(), 0);
+    assert.equal(await page.getByTestId('best-quote').textContent(), String(value));
+    await waitPending(page, 0);
+    assert.deepEqual(await board(server.origin, 'quote'), [value]);
+
+    // Saved: closing no longer asks.
+    const dialogs = [];
+    page.on('dialog', (d) => {
+      dialogs.push(d.type());
+      d.dismiss();
+    });
+    const closed = page.waitForEvent('close');
+    await page.close({ runBeforeUnload: true });
+    await closed;
+    assert.deepEqual(dialogs, []);
+  } finally {
+    await context.close();
+  }
+});
+
+/** Makes the browser answer `navigator.storage.persist()` with `granted`. */
+function answerPersist(granted) {
+  StorageManager.prototype.persisted = async () => false;
+  StorageManager.prototype.persist = async () => granted;
+}
+
+/** The game in a fresh profile whose browser answers `persist()` with `granted`. */
+async function openAnsweringPersist(granted) {
+  const context = await browser.newContext();
+  await context.addInitScript(answerPersist, granted);
+  const page = await context.newPage();
+  await page.goto(server.origin + '/');
+  return { context, page, note: page.getByTestId('persist-note') };
+}
+
+test('a refused persistent storage is noted until dismissed, and not again', async () => {
+  const { context, page, note } = await openAnsweringPersist(false);
+  try {
+    await page.waitForSelector('[data-testid="persist-note"][data-state="refused"]');
+    assert.ok(await note.isVisible());
+    assert.match(await note.textContent(), /did not grant KeyDo persistent storage/);
+
+    await page.getByTestId('persist-dismiss').click();
+    await page.waitForSelector('[data-testid="persist-note"][data-state="dismissed"]', {
+      state: 'attached',
+    });
+    assert.ok(await note.isHidden());
+
+    // Refused again on the next visit, but the player has read the note.
+    await page.reload();
+    await page.waitForSelector('[data-testid="persist-note"][data-state="dismissed"]', {
+      state: 'attached',
+    });
+    assert.ok(await note.isHidden());
+  } finally {
+    await context.close();
+  }
+});
+
+test('granted persistent storage shows no note', async () => {
+  const { context, page, note } = await openAnsweringPersist(true);
+  try {
+    await page.waitForSelector('[data-testid="persist-note"][data-state="granted"]', {
+      state: 'attached',
+    });
+    assert.ok(await note.isHidden());
+  } finally {
+    await context.close();
+  }
+});
