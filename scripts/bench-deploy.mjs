@@ -6,6 +6,9 @@
 //   scripts/with-postgres.sh node scripts/bench-deploy.mjs
 //   DURATION=30s CONNECTIONS=64 IDLE=5000 scripts/with-postgres.sh node scripts/bench-deploy.mjs
 //
+// Every request is a real `words` game the server verifies by replay (docs/replay.md),
+// written by server/examples/verified_bodies.rs, GAMES seeds per save.
+//
 // Needs the release build (make dist server), wrk, nginx and openssl.
 import { execFileSync } from 'node:child_process';
 import { readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -18,11 +21,14 @@ import { ROOT, freePort, startServer, tempDir } from '../tests/e2e/harness.mjs';
 const DURATION = process.env.DURATION ?? '10s';
 const CONNECTIONS = Number(process.env.CONNECTIONS ?? 32);
 const PLAYERS = Number(process.env.PLAYERS ?? 256);
+const GAMES = Number(process.env.GAMES ?? 16);
 const IDLE = Number(process.env.IDLE ?? 10_000);
 const UNLIMITED = ['--rate-limit-per-ip', '1000000000', '--rate-limit-per-identity', '1000000000',
   '--rate-limit-saves', '1000000000'];
 
 const work = tempDir('bench-deploy');
+execFileSync('cargo', ['build', '--release', '-q', '-p', 'keydo-server', '--example', 'verified_bodies'],
+  { cwd: ROOT, stdio: 'inherit' });
 const certificate = testCertificate();
 const postgres = testPostgres();
 
@@ -38,17 +44,16 @@ async function tokens(origin, count) {
   return out;
 }
 
-/** wrk's script: scripts/bench/post-scores.lua after the values it expects. */
+/** wrk's script: the saves' verified games, then scripts/bench/post-verified.lua. */
 function scoresScript(tokenList) {
   const now = Date.now();
-  const week = Math.floor((now + 8 * 3_600_000 + 3 * 86_400_000) / (7 * 86_400_000));
+  const tokensFile = join(work, `tokens-${now}`);
+  const bodies = join(work, `bodies-${now}.lua`);
+  writeFileSync(tokensFile, tokenList.join('\n'));
+  const examples = join(process.env.CARGO_TARGET_DIR ?? join(ROOT, 'target'), 'release', 'examples');
+  execFileSync(join(examples, 'verified_bodies'), [tokensFile, String(GAMES), String(now), bodies]);
   const path = join(work, `post-scores-${now}.lua`);
-  writeFileSync(path, [
-    `tokens = { ${tokenList.map((t) => `"${t}"`).join(', ')} }`,
-    `week = ${week}`,
-    `played_at = ${now}`,
-    readFileSync(join(ROOT, 'scripts', 'bench', 'post-scores.lua'), 'utf8'),
-  ].join('\n'));
+  writeFileSync(path, readFileSync(bodies, 'utf8') + readFileSync(join(ROOT, 'scripts', 'bench', 'post-verified.lua'), 'utf8'));
   return path;
 }
 

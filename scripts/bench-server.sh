@@ -3,8 +3,14 @@
 # same SQLite upsert (server/examples/bare_upsert.rs), then measures the server's
 # memory after creating 100k players through the API.
 #
-#   scripts/bench-server.sh            # 32 connections, 10 s per run
-#   DURATION=30s CONNECTIONS=64 scripts/bench-server.sh
+# Every request is a real `words` game (server/examples/verified_bodies.rs) that
+# keydo-server replays through the typing engine before it records it (docs/replay.md);
+# the bare handler only parses it. The first pass over the bodies records new results
+# (GAMES seeds per save); later passes resend them: verified again and answered from
+# their first receipt.
+#
+#   scripts/bench-server.sh            # 32 connections, 10 s per run, 256 saves × 16 games
+#   DURATION=30s CONNECTIONS=64 GAMES=32 scripts/bench-server.sh
 #   RSS_PLAYERS=0 scripts/bench-server.sh   # throughput only
 #
 # Loopback only. Needs wrk (apt-get install wrk), curl and python3.
@@ -15,6 +21,7 @@ duration=${DURATION:-10s}
 connections=${CONNECTIONS:-32}
 threads=${THREADS:-2}
 players=${PLAYERS:-256}
+games=${GAMES:-16}
 rss_players=${RSS_PLAYERS:-100000}
 target_dir=${CARGO_TARGET_DIR:-$repo/target}
 work=$(mktemp -d -t keydo-bench.XXXXXX)
@@ -52,7 +59,7 @@ summary() { # label wrk-output-file
 }
 
 echo "building (release)..." >&2
-(cd "$repo" && cargo build --release -q -p keydo-server --bin keydo-server --example bare_upsert)
+(cd "$repo" && cargo build --release -q -p keydo-server --bin keydo-server --example bare_upsert --example verified_bodies)
 server_bin=$target_dir/release/keydo-server
 bare_bin=$target_dir/release/examples/bare_upsert
 
@@ -76,17 +83,10 @@ stop_server() {
 }
 
 scores_script() { # tokens-file
-    local now week
+    local now
     now=$(python3 -c 'import time; print(int(time.time() * 1000))')
-    week=$(( (now + 8 * 3600000 + 3 * 86400000) / (7 * 86400000) ))
-    {
-        echo "tokens = {"
-        sed 's/.*/  "&",/' "$1"
-        echo "}"
-        echo "week = $week"
-        echo "played_at = $now"
-        cat "$repo/scripts/bench/post-scores.lua"
-    } >"$work/post-scores.lua"
+    "$target_dir/release/examples/verified_bodies" "$1" "$games" "$now" "$work/bodies.lua"
+    cat "$work/bodies.lua" "$repo/scripts/bench/post-verified.lua" >"$work/post-scores.lua"
 }
 
 create_tokens() { # count
@@ -102,7 +102,7 @@ run_wrk() { # label url output
     summary "$1" "$3"
 }
 
-echo "== POST /api/scores: $connections connections, $duration, $players players" >&2
+echo "== POST /api/scores, verified: $connections connections, $duration, $players saves × $games games" >&2
 for filter in warn info; do
     start_server "$filter"
     create_tokens "$players"

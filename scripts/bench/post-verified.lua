@@ -1,5 +1,5 @@
 -- wrk script: POST /api/scores with real games the server verifies by replay
--- (bench-verified.sh prepends `bodies = {...}`, each a save's token and a body).
+-- (bench-server.sh and bench-deploy.mjs prepend `bodies = {...}`, each a save's token and a body).
 -- Each thread walks the list from its own offset; past the end it resends: the same
 -- scoreId is verified again and answered from its first receipt.
 

@@ -1,4 +1,4 @@
-//! Writes the bodies `scripts/bench-verified.sh` posts: real `words` games (a simulated
+//! Writes the bodies `scripts/bench-server.sh` and `scripts/bench-deploy.mjs` post: real `words` games (a simulated
 //! person at 80–140 WPM, one fixed mistake every 40 keys), `games` distinct seeds per
 //! save, as a Lua table for wrk.
 //!
