@@ -97,9 +97,11 @@ fn api_words(code: ApiCode) -> &'static str {
         ApiCode::InputLogMissing => {
             "This result was recorded without its typing, so the server cannot verify it."
         }
-        ApiCode::InputLogInvalid | ApiCode::IncompleteGame | ApiCode::ReplayMismatch => {
-            "Replaying your typing did not give this score."
+        ApiCode::InputLogInvalid => {
+            "The record of your typing arrived damaged, so the server could not replay it."
         }
+        ApiCode::IncompleteGame => "The game ended before its whole text was typed.",
+        ApiCode::ReplayMismatch => "Replaying your typing did not give this score.",
         ApiCode::UnknownPrompt => "The server does not know this game's text.",
         ApiCode::WrongWeek => "The result's week does not match when it was played.",
         ApiCode::PlayedInFuture => "This device's clock is ahead of the server's.",
