@@ -304,7 +304,8 @@ impl Slots {
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct SyncState {
-    /// Failed attempts so far.
+    /// Failed attempts in the current run of failures (the backoff's n): a run ends
+    /// when the server answers after failures for want of a network.
     pub attempts: u32,
     /// Unix ms before which no automatic flush sends the entry; 0 for a fresh entry.
     pub next_attempt_at: u64,
@@ -350,6 +351,16 @@ impl SyncState {
         jitter: f64,
     ) -> Disposition {
         let disposition = classify(request, failure);
+        // The first answer after a spell without a network starts a new run of failures:
+        // the spell said nothing about the server, so its length must not stretch the
+        // wait the server's answer earns (a 429 asking for 60 s waits 60 s, not 5 min).
+        let after_spell = self
+            .last_error
+            .as_ref()
+            .is_some_and(ErrorCode::is_unreachable);
+        if after_spell && !failure.is_unreachable() {
+            self.attempts = 0;
+        }
         self.attempts = self.attempts.saturating_add(1);
         self.last_error = Some(failure.code());
         self.blocked = disposition == Disposition::Blocked;
@@ -465,15 +476,23 @@ pub(crate) mod tests {
             "a manual retry ignores the wait"
         );
 
-        // Second failure in a row, a 429 asking for a minute: the minute wins.
-        let too_many = Failure::http(429, Some("RATE_LIMITED"), Some("60"));
-        sync.record_failure(SCORE, &too_many, NOON + 1_000, 0.0);
+        // Second failure in a row: the window doubles.
+        sync.record_failure(SCORE, &Failure::Network, NOON + 1_000, 0.0);
         assert_eq!(sync.attempts, 2);
-        assert_eq!(sync.next_attempt_at, NOON + 61_000);
+        assert_eq!(sync.next_attempt_at, NOON + 3_000);
+        // Then the server answers, a 429 asking for a minute: a new run, the minute wins.
+        let too_many = Failure::http(429, Some("RATE_LIMITED"), Some("60"));
+        sync.record_failure(SCORE, &too_many, NOON + 3_000, 0.0);
+        assert_eq!(sync.attempts, 1);
+        assert_eq!(sync.next_attempt_at, NOON + 63_000);
         assert_eq!(
             sync.last_error.as_ref().map(ErrorCode::as_str),
             Some("RATE_LIMITED")
         );
+        // A 503 next: the server's failures in a row back off.
+        sync.record_failure(SCORE, &Failure::http(503, None, None), NOON + 63_000, 0.0);
+        assert_eq!(sync.attempts, 2);
+        assert_eq!(sync.next_attempt_at, NOON + 65_000);
     }
 
     #[test]
@@ -542,6 +561,31 @@ pub(crate) mod tests {
 
     fn refused() -> Failure {
         Failure::http(422, Some("VALUE_MISMATCH"), None)
+    }
+
+    #[test]
+    fn a_long_spell_offline_does_not_stretch_the_wait_the_server_asks_for() {
+        let mut sync = SyncState::default();
+        for _ in 0..12 {
+            sync.record_failure(SCORE, &Failure::Network, NOON, 0.9);
+        }
+        let too_many = Failure::http(429, Some("RATE_LIMITED"), Some("60"));
+        sync.record_failure(SCORE, &too_many, NOON, 0.9);
+        assert_eq!(
+            sync.attempts, 1,
+            "the server's first answer starts a new run"
+        );
+        assert_eq!(
+            sync.next_attempt_at,
+            NOON + 60_000,
+            "the wait the server asked for"
+        );
+        // Failures of the server in a row still back off.
+        sync.record_failure(SCORE, &Failure::http(503, None, None), NOON, 0.9);
+        assert_eq!(sync.attempts, 2);
+        // Losing the network again keeps counting: a spell is one run.
+        sync.record_failure(SCORE, &Failure::Network, NOON, 0.9);
+        assert_eq!(sync.attempts, 3);
     }
 
     #[test]
@@ -880,13 +924,18 @@ pub(crate) mod tests {
                 1..30),
         ) {
             let mut sync = SyncState::default();
+            // The run's length: the server's first answer after a spell offline restarts it.
+            let mut run = 0;
+            let mut offline = false;
             for (failure, jitter) in &failures {
                 sync.record_failure(SCORE, failure, NOON, *jitter);
                 prop_assert!(!sync.blocked);
                 prop_assert!(sync.next_attempt_at > NOON);
                 prop_assert!(sync.next_attempt_at - NOON <= MAX_DELAY_MS);
+                run = if offline && !failure.is_unreachable() { 1 } else { run + 1 };
+                offline = failure.is_unreachable();
+                prop_assert_eq!(sync.attempts, run);
             }
-            prop_assert_eq!(sync.attempts as usize, failures.len());
         }
     }
 }
