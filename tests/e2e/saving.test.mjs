@@ -75,10 +75,10 @@ test('a game whose write fails is kept in the tab, retried, then saved and deliv
       globalThis.__keydoFailWrites = false;
     });
     await page.getByTestId('saved').waitFor({ timeout: 35_000 });
-    const value = Number(await page.getByTestId('result-value').textContent());
+    const value = Number(await page.getByTestId('result-value').getAttribute('data-value'));
     assert.equal(await notSaved.count(), 0);
     assert.equal(await page.getByTestId('unsaved').count(), 0);
-    assert.equal(await page.getByTestId('best-quote').textContent(), String(value));
+    assert.equal(await page.getByTestId('best-quote').getAttribute('data-value'), String(value));
     await waitPending(page, 0);
     assert.deepEqual(await board(server.origin, 'quote'), [value]);
 
