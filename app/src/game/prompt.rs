@@ -97,26 +97,21 @@ pub fn PromptView(
     let probe_ref = NodeRef::<Span>::new();
     let columns = fitting_columns(prompt_ref, probe_ref);
 
-    // The first character of each line, once the columns are known.
-    let starts = {
-        let text = Arc::clone(&text);
-        Memo::new(move |_| columns.get().map(|c| line_starts(&text, c, language)))
-    };
-    // The visible lines as character ranges: a new value only when the caret changes
-    // line (or the lines change), which is when the window is redrawn.
+    // The visible lines as character ranges, once the columns are known: a new value
+    // only when the caret changes line (or the columns change), which is when the
+    // window is redrawn. Breaking even a long prompt into lines takes microseconds.
     let window = {
-        let len = text.len();
+        let text = Arc::clone(&text);
         Memo::new(move |_| {
-            starts.with(|starts| {
-                let Some(starts) = starts else {
-                    return Vec::new();
-                };
-                let first = line_of(starts, caret.get()).saturating_sub(1);
-                let last = (first + VISIBLE_LINES).min(starts.len());
-                (first..last)
-                    .map(|line| (starts[line], starts.get(line + 1).copied().unwrap_or(len)))
-                    .collect::<Vec<_>>()
-            })
+            let Some(columns) = columns.get() else {
+                return Vec::new();
+            };
+            let starts = line_starts(&text, columns, language);
+            let first = line_of(&starts, caret.get()).saturating_sub(1);
+            let last = (first + VISIBLE_LINES).min(starts.len());
+            (first..last)
+                .map(|line| (starts[line], starts.get(line + 1).copied().unwrap_or(text.len())))
+                .collect::<Vec<_>>()
         })
     };
     let hidden = |range: fn(&[(usize, usize)], usize) -> (usize, usize)| {
@@ -154,7 +149,7 @@ pub fn PromptView(
                 id="prompt"
             >
                 <span hidden>{before}</span>
-                <For each=move || window.get() key=|line| *line children=line_view/>
+                {move || window.get().into_iter().map(&line_view).collect_view()}
                 <span hidden>{after}</span>
             </div>
             <span class="probe" aria-hidden="true" node_ref=probe_ref>{probe}</span>
