@@ -8,8 +8,8 @@
 use crate::services::api::{self, BoardUnavailable};
 use crate::services::sync::Coordinator;
 use keydo_core::Mode;
-use keydo_core::mode::value_digits;
 use keydo_core::api::{Board, Leaderboard as Fetched, OwnRank};
+use keydo_core::mode::value_digits;
 use keydo_core::week::week_label;
 use leptos::prelude::*;
 

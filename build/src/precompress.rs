@@ -16,7 +16,16 @@ use walkdir::WalkDir;
 /// The encodings written, by file extension.
 const ENCODINGS: [&str; 2] = ["br", "gz"];
 /// Types that compress: code, styles, data and text (images are compressed already).
-const COMPRESSIBLE: [&str; 8] = ["wasm", "js", "css", "html", "json", "txt", "md", "webmanifest"];
+const COMPRESSIBLE: [&str; 8] = [
+    "wasm",
+    "js",
+    "css",
+    "html",
+    "json",
+    "txt",
+    "md",
+    "webmanifest",
+];
 /// Below this a compressed copy saves less than a packet.
 const MIN_BYTES: usize = 1024;
 /// Brotli's best quality and largest window.
@@ -52,7 +61,9 @@ pub fn write_all(out_dir: &Path) -> Result<usize, BuildError> {
         for encoding in ENCODINGS {
             let copy = path.with_file_name(format!(
                 "{}.{encoding}",
-                path.file_name().expect("a file has a name").to_string_lossy()
+                path.file_name()
+                    .expect("a file has a name")
+                    .to_string_lossy()
             ));
             let compressed = (compressible && bytes.len() >= MIN_BYTES)
                 .then(|| compress(encoding, &bytes))

@@ -34,7 +34,8 @@ pub fn line_starts(text: &[char], columns: usize, language: Language) -> Vec<usi
             Language::Chinese => {
                 let mut next = limit;
                 while next > start + 1
-                    && (NO_LINE_START.contains(&text[next]) || NO_LINE_END.contains(&text[next - 1]))
+                    && (NO_LINE_START.contains(&text[next])
+                        || NO_LINE_END.contains(&text[next - 1]))
                 {
                     next -= 1;
                 }
@@ -50,7 +51,9 @@ pub fn line_starts(text: &[char], columns: usize, language: Language) -> Vec<usi
 /// The line `index` falls on, given [`line_starts`]. An index past the end (the caret
 /// after the last character) is on the last line.
 pub fn line_of(starts: &[usize], index: usize) -> usize {
-    starts.partition_point(|&start| start <= index).saturating_sub(1)
+    starts
+        .partition_point(|&start| start <= index)
+        .saturating_sub(1)
 }
 
 #[cfg(test)]
@@ -78,7 +81,10 @@ mod tests {
         // A space fits only within the columns; with no earlier space to break at,
         // the line is cut where it is full.
         assert_eq!(lines("abcd efgh", 5, Language::English), ["abcd ", "efgh"]);
-        assert_eq!(lines("abcd efgh", 4, Language::English), ["abcd", " ", "efgh"]);
+        assert_eq!(
+            lines("abcd efgh", 4, Language::English),
+            ["abcd", " ", "efgh"]
+        );
         assert_eq!(lines("short", 80, Language::English), ["short"]);
     }
 

@@ -110,20 +110,27 @@ pub fn PromptView(
             let first = line_of(&starts, caret.get()).saturating_sub(1);
             let last = (first + VISIBLE_LINES).min(starts.len());
             (first..last)
-                .map(|line| (starts[line], starts.get(line + 1).copied().unwrap_or(text.len())))
+                .map(|line| {
+                    (
+                        starts[line],
+                        starts.get(line + 1).copied().unwrap_or(text.len()),
+                    )
+                })
                 .collect::<Vec<_>>()
         })
     };
-    let hidden = |range: fn(&[(usize, usize)], usize) -> (usize, usize)| {
+    // The text before the window (none before the lines are known), and after it (all).
+    let hidden = |before: bool| {
         let text = Arc::clone(&text);
         move || {
-            let (from, to) = window.with(|w| range(w, text.len()));
+            let (from, to) = window.with(|lines| match (before, lines.first(), lines.last()) {
+                (true, first, _) => (0, first.map_or(0, |line| line.0)),
+                (false, _, last) => (last.map_or(0, |line| line.1), text.len()),
+            });
             text[from..to].iter().collect::<String>()
         }
     };
-    // Before the window (nothing before the lines are known), and after it (all of it).
-    let before = hidden(|w, _| (0, w.first().map_or(0, |line| line.0)));
-    let after = hidden(|w, len| (w.last().map_or(0, |line| line.1), len));
+    let (before, after) = (hidden(true), hidden(false));
     let line_view = move |(from, to): (usize, usize)| {
         let chars = (from..to)
             .map(|index| {
@@ -159,7 +166,10 @@ pub fn PromptView(
 
 /// How many probe characters fit across the prompt, measured when it appears and
 /// whenever its size changes (a resize, a scrollbar coming or going).
-fn fitting_columns(prompt_ref: NodeRef<Div>, probe_ref: NodeRef<Span>) -> ReadSignal<Option<usize>> {
+fn fitting_columns(
+    prompt_ref: NodeRef<Div>,
+    probe_ref: NodeRef<Span>,
+) -> ReadSignal<Option<usize>> {
     let (columns, set_columns) = signal(None::<usize>);
     let measure = move || {
         let (Some(prompt), Some(probe)) = (prompt_ref.get_untracked(), probe_ref.get_untracked())

@@ -47,7 +47,11 @@ pub fn ResultScreen(finished: Finished, on_restart: impl Fn() + Copy + 'static) 
     let (whole, fraction) = digits.split_at(digits.find('.').unwrap_or(digits.len()));
     let typed = stats.correct_chars + stats.errors;
     let mut rows = vec![
-        ("accuracy", "Accuracy", format!("{:.1} %", figures.accuracy * 100.0)),
+        (
+            "accuracy",
+            "Accuracy",
+            format!("{:.1} %", figures.accuracy * 100.0),
+        ),
         ("raw", "Raw", mode.format_speed(figures.raw_speed)),
         (
             "consistency",
@@ -60,7 +64,11 @@ pub fn ResultScreen(finished: Finished, on_restart: impl Fn() + Copy + 'static) 
     ];
     match mode.language() {
         Language::Chinese => rows.extend([
-            ("keys-per-second", "击键", format!("{:.2} /s", figures.keys_per_second)),
+            (
+                "keys-per-second",
+                "击键",
+                format!("{:.2} /s", figures.keys_per_second),
+            ),
             (
                 "keys-per-char",
                 "码长",
