@@ -24,7 +24,8 @@
 //! - `correct_chars`/`errors` are the right/wrong characters of the final text.
 //! - Apart from the score, the session counts the keys pressed ([`KeyCounts`]): each
 //!   committed character typed outside a composition, each Backspace or delete-word,
-//!   and each key inside a composition (its updates, plus the key that commits it). These
+//!   and each key inside a composition: one per update, the commit's included (a
+//!   browser updates the composition to the chosen text before ending it). These
 //!   give the 击键 and 码长 that 跟打 players compare; they never touch the value.
 //!
 //! Every correct character of the final text was put there by the last keystroke at
@@ -56,7 +57,7 @@ pub enum CharState {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub struct KeyCounts {
     /// Every key pressed while the game took input, including those inside IME
-    /// compositions (one per composition update, plus one for a commit) and deletions.
+    /// compositions (one per composition update) and deletions.
     pub pressed: u32,
     /// Backspaces and delete-words that removed something: 回改.
     pub corrections: u32,
@@ -348,8 +349,7 @@ impl Session {
         if self.accepts_input(now) {
             self.log
                 .record(self.now, LoggedEdit::CompositionEnd { text, keys });
-            // The composition's keys, and the one that chose the candidate.
-            self.press_keys(keys as usize + usize::from(!text.is_empty()));
+            self.press_keys(keys as usize);
             self.type_text(text);
         }
     }
@@ -559,19 +559,21 @@ mod tests {
     fn keys_pressed_include_composition_keys_and_deletions() {
         let mut s = session(Mode::Zh, "学而时习之");
         s.composition_start(0);
-        for text in ["x", "xu", "xue"] {
+        // Three keys, then the one that chose the words (which updates the composition).
+        for text in ["x", "xu", "xue", "学儿"] {
             s.composition_update(text);
         }
-        s.composition_end("学儿", 500); // three keys, then the one that chose the words
+        s.composition_end("学儿", 500);
         s.backspace(600); // deletes 儿: a correction
         s.commit("而", 700); // a character typed directly (punctuation keys do this)
         s.composition_start(800);
         s.composition_update("s");
-        s.composition_end("", 900); // cancelled: its key counts, no commit key
+        s.composition_update(""); // Backspace inside the composition, cancelling it
+        s.composition_end("", 900);
         assert_eq!(
             s.key_counts(),
             KeyCounts {
-                pressed: 4 + 1 + 1 + 1,
+                pressed: 4 + 1 + 1 + 2,
                 corrections: 1
             }
         );

@@ -100,7 +100,8 @@ class Typist {
     }
     await this.#timed(() => cdp.send('Input.insertText', { text }));
     this.typed += text;
-    // A key per composition state, and the one that chose the candidate.
+    // A key per composition state, and the one that chose the candidate (committing
+    // updates the composition to the chosen text first).
     this.keys += states.length + 1;
   }
 
