@@ -187,15 +187,18 @@ mod tests {
         );
     }
 
+    /// 100 right and 2 wrong in the text, 110 typed (105 right) in half a minute.
+    const HALF_MINUTE: Stats = Stats {
+        duration_ms: 30_000,
+        correct_chars: 100,
+        errors: 2,
+        keystrokes: 110,
+        correct_keystrokes: 105,
+    };
+
     #[test]
     fn the_speed_is_the_value_before_scaling() {
-        let stats = Stats {
-            duration_ms: 30_000,
-            correct_chars: 100,
-            errors: 2,
-            keystrokes: 110,
-            correct_keystrokes: 105,
-        };
+        let stats = HALF_MINUTE;
         // 100 characters = 20 words in half a minute; (102 − 10) 字 in half a minute.
         assert_eq!(Mode::Words.speed(&stats), 40.0);
         assert_eq!(Mode::Zh.speed(&stats), 184.0);
@@ -219,14 +222,7 @@ mod tests {
 
     #[test]
     fn raw_speeds_count_every_character_typed() {
-        // 100 right and 2 wrong in the text, 110 typed (8 deleted) in half a minute.
-        let stats = Stats {
-            duration_ms: 30_000,
-            correct_chars: 100,
-            errors: 2,
-            keystrokes: 110,
-            correct_keystrokes: 105,
-        };
+        let stats = HALF_MINUTE;
         assert_eq!(Mode::Quote.raw_speed(&stats), 44.0); // 22 words in half a minute
         assert_eq!(Mode::Zh.raw_speed(&stats), 220.0); // 110 字, no penalty
         assert_eq!(Mode::Time.format_speed(61.26), "61.3 WPM");
