@@ -23,8 +23,9 @@ dist:
 server:
 	cargo build --release -p keydo-server
 
-## Size and timing budgets, the deployment's throughput and the long chaos run (see README)
+## Size and timing budgets, Lighthouse, the deployment's throughput and the long chaos run (see README)
 bench: dist server
+	node scripts/lighthouse.mjs
 	node scripts/bench-shell.mjs
 	node scripts/bench-typing.mjs
 	node scripts/bench-sync.mjs

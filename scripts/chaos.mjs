@@ -271,7 +271,7 @@ export async function playHumanGame(page, origin, { mode, seed }, between = ([lo
     }
   }
   await page.getByTestId('saved').waitFor({ timeout: mode === 'time' ? 90_000 : 30_000 });
-  const value = Number(await page.getByTestId('result-value').textContent());
+  const value = Number(await page.getByTestId('result-value').getAttribute('data-value'));
   return { mode, value, week: weekOf(Date.now()) };
 }
 

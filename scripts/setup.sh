@@ -32,8 +32,9 @@ if [ "$(wasm-bindgen --version 2>/dev/null)" != "wasm-bindgen $WASM_BINDGEN_VERS
 fi
 
 if [ ! -x node_modules/.bin/wasm-opt ] || [ ! -d node_modules/playwright-core ] ||
+  [ ! -x node_modules/.bin/lighthouse ] ||
   [ package-lock.json -nt node_modules/.package-lock.json ]; then
-  say "installing npm tools (binaryen's wasm-opt, playwright-core)"
+  say "installing npm tools (binaryen's wasm-opt, playwright-core, Lighthouse for make bench)"
   npm ci --no-audit --no-fund
 fi
 

@@ -1,4 +1,5 @@
-//! The leaderboards, per mode, weekly and all-time, fetched live.
+//! The leaderboards, per mode, weekly and all-time, fetched live, in the mode's
+//! speed (WPM or 字/分, two decimals).
 //!
 //! Never cached (the service worker leaves `/api` alone): offline, the board says
 //! so instead of showing stale ranks. The player's own row is highlighted, and
@@ -8,6 +9,7 @@ use crate::services::api::{self, BoardUnavailable};
 use crate::services::sync::Coordinator;
 use keydo_core::Mode;
 use keydo_core::api::{Board, Leaderboard as Fetched, OwnRank};
+use keydo_core::mode::value_digits;
 use keydo_core::week::week_label;
 use leptos::prelude::*;
 
@@ -96,7 +98,7 @@ fn table(fetched: Fetched) -> impl IntoView {
     view! {
         <table>
             <caption>{caption}</caption>
-            <thead><tr><th scope="col">"#"</th><th scope="col">"Player"</th><th scope="col">"Score"</th></tr></thead>
+            <thead><tr><th scope="col">"#"</th><th scope="col">"Player"</th><th scope="col" data-testid="leaderboard-unit">{mode.speed_unit()}</th></tr></thead>
             <tbody>
                 {fetched
                     .entries
@@ -108,7 +110,7 @@ fn table(fetched: Fetched) -> impl IntoView {
                                 <td>{e.rank}</td>
                                 // Isolated: no name can reorder the row around it.
                                 <td><bdi class="player-name" data-testid="player-name">{e.display_name}</bdi>{mine.then_some(" (you)")}</td>
-                                <td>{mode.format_value(e.value)}</td>
+                                <td>{value_digits(e.value)}</td>
                             </tr>
                         }
                     })

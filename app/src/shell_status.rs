@@ -1,6 +1,7 @@
 //! The offline shell's status in the header: "Ready to play offline" once the service
-//! worker's precache is complete, the new-version prompt when one waits, and a note
-//! (until dismissed) when the browser refused persistent storage.
+//! worker's precache is complete; and, floating at the bottom of the window so their
+//! arrival shifts nothing, the new-version prompt when one waits and a note (until
+//! dismissed) when the browser refused persistent storage.
 
 use crate::services::shell::{Persistence, Shell};
 use leptos::prelude::*;
@@ -15,6 +16,8 @@ pub fn ShellStatus() -> impl IntoView {
         <p class="shell-status" data-testid="offline-ready" hidden=move || !offline_ready.get()>
             "Ready to play offline"
         </p>
+        // Notices float at the bottom of the window: appearing, they move nothing.
+        <div class="notices">
         <div class="update-banner" role="status" data-testid="update-banner" hidden=move || !update_waiting.get()>
             <span>"New version available"</span>
             <button data-testid="update-reload" on:click=move |_| shell.accept_update()>"New version — reload"</button>
@@ -31,6 +34,7 @@ pub fn ShellStatus() -> impl IntoView {
                  clear scores not sent yet. They are sent whenever you are online."
             </span>
             <button data-testid="persist-dismiss" on:click=move |_| shell.dismiss_persist_note()>"Got it"</button>
+        </div>
         </div>
     }
 }

@@ -1,6 +1,6 @@
 //! The sync status panel: pending count, games not yet saved in this tab, the last
 //! error in words, refused results with their reason and a Discard button each, and
-//! the Retry button (which sends refused results again too).
+//! the Retry button while something is pending (it sends refused results again too).
 
 use crate::services::records::Records;
 use crate::services::sync::{BlockedResult, Coordinator};
@@ -48,9 +48,9 @@ pub fn SyncStatus() -> impl IntoView {
             <ul class="sync-held">
                 {move || view.with(|v| v.held.iter().map(held_line).collect_view())}
             </ul>
-            <button data-testid="retry" on:click=move |_| coordinator.retry() disabled=move || pending() == 0>
-                "Retry now"
-            </button>
+            {move || (pending() > 0).then(|| view! {
+                <button data-testid="retry" on:click=move |_| coordinator.retry()>"Retry now"</button>
+            })}
         </section>
     }
 }

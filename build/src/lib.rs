@@ -5,11 +5,13 @@
 //! (every file the game needs offline, with its SHA-256) and generates the service
 //! worker script `sw.js`, whose bytes embed the content digest so that browsers see
 //! an update whenever any precached byte changes. [`worker_files`] names the
-//! worker's files; `sw.js` hands those names to the worker.
+//! worker's files; `sw.js` hands those names to the worker. Last,
+//! [`precompress::write_all`] writes brotli and gzip copies for the server to send.
 
 pub mod digest;
 pub mod flush_module;
 pub mod manifest;
+pub mod precompress;
 pub mod references;
 pub mod worker_files;
 pub mod worker_script;
@@ -59,5 +61,6 @@ pub fn run(out_dir: &Path) -> Result<PrecacheManifest, BuildError> {
     references::check_all_present(out_dir, &manifest)?;
     manifest.write(out_dir)?;
     worker_script::write_sw_js(out_dir, &manifest)?;
+    precompress::write_all(out_dir)?;
     Ok(manifest)
 }

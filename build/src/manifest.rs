@@ -1,11 +1,13 @@
 //! `precache-manifest.json`: the list of files the game needs offline.
 //!
 //! Every file of the build output is precached except the service worker's own
-//! scripts and this manifest ([`is_worker_file`]): they are fetched by the browser's
-//! update check, not served from the cache they describe.
+//! scripts and this manifest ([`is_worker_file`]), which are fetched by the browser's
+//! update check, not served from the cache they describe, and the compressed copies
+//! of files ([`is_compressed_copy`]), which are the same files in another encoding.
 
 use crate::BuildError;
 use crate::digest::{cache_name, digest, sha256_hex};
+use crate::precompress::is_compressed_copy;
 use crate::worker_files::is_worker_file;
 use serde::{Deserialize, Serialize};
 use std::path::Path;
@@ -44,7 +46,7 @@ impl PrecacheManifest {
                 continue;
             }
             let url = url_of(out_dir, entry.path())?;
-            if is_worker_file(&url) {
+            if is_worker_file(&url) || is_compressed_copy(&url) {
                 continue;
             }
             let bytes = read(entry.path())?;

@@ -1,6 +1,7 @@
 //! The four game modes and everything that differs between them: stable ids (`time`,
 //! `words`, `quote`, `zh`), names, the language typed, the speed a mode is scored in
-//! (net WPM or 字/分), its unit, and how a leaderboard `value` (speed × 100) reads.
+//! (net WPM or 字/分) and its raw counterpart, the unit, and how a leaderboard `value`
+//! (speed × 100) and other speeds read.
 //! Every other crate asks here instead of matching on modes itself.
 
 use crate::score::{self, Stats};
@@ -90,18 +91,33 @@ impl Mode {
         }
     }
 
+    /// The raw speed, in [`Mode::speed_unit`]: every character typed, right or wrong,
+    /// kept or deleted, without the net speed's deductions (raw WPM; 字/分 before 错一罚五).
+    pub fn raw_speed(self, stats: &Stats) -> f64 {
+        match self.language() {
+            Language::English => score::raw_wpm(stats),
+            Language::Chinese => score::committed_per_minute(stats),
+        }
+    }
+
     /// A leaderboard value as people read it: the speed with two decimals and its
     /// unit, e.g. `5234` → `52.34 WPM`.
     pub fn format_value(self, value: i64) -> String {
-        let sign = if value < 0 { "-" } else { "" };
-        let magnitude = value.unsigned_abs();
-        format!(
-            "{sign}{}.{:02} {}",
-            magnitude / 100,
-            magnitude % 100,
-            self.speed_unit()
-        )
+        format!("{} {}", value_digits(value), self.speed_unit())
     }
+
+    /// A speed to one decimal with its unit, e.g. `61.25` → `61.3 WPM`.
+    pub fn format_speed(self, speed: f64) -> String {
+        format!("{speed:.1} {}", self.speed_unit())
+    }
+}
+
+/// A leaderboard value (speed × 100) as the speed's digits, without a unit:
+/// `5234` → `52.34`. Exact: no float is involved.
+pub fn value_digits(value: i64) -> String {
+    let sign = if value < 0 { "-" } else { "" };
+    let magnitude = value.unsigned_abs();
+    format!("{sign}{}.{:02}", magnitude / 100, magnitude % 100)
 }
 
 /// The language a mode is typed in.
@@ -171,15 +187,18 @@ mod tests {
         );
     }
 
+    /// 100 right and 2 wrong in the text, 110 typed (105 right) in half a minute.
+    const HALF_MINUTE: Stats = Stats {
+        duration_ms: 30_000,
+        correct_chars: 100,
+        errors: 2,
+        keystrokes: 110,
+        correct_keystrokes: 105,
+    };
+
     #[test]
     fn the_speed_is_the_value_before_scaling() {
-        let stats = Stats {
-            duration_ms: 30_000,
-            correct_chars: 100,
-            errors: 2,
-            keystrokes: 110,
-            correct_keystrokes: 105,
-        };
+        let stats = HALF_MINUTE;
         // 100 characters = 20 words in half a minute; (102 − 10) 字 in half a minute.
         assert_eq!(Mode::Words.speed(&stats), 40.0);
         assert_eq!(Mode::Zh.speed(&stats), 184.0);
@@ -197,5 +216,16 @@ mod tests {
         assert_eq!(Mode::Zh.format_value(18_400), "184.00 字/分");
         // Never sent by the server, but a negative value must still read as one.
         assert_eq!(Mode::Words.format_value(-5), "-0.05 WPM");
+        assert_eq!(value_digits(12_634), "126.34");
+        assert_eq!(value_digits(100), "1.00");
+    }
+
+    #[test]
+    fn raw_speeds_count_every_character_typed() {
+        let stats = HALF_MINUTE;
+        assert_eq!(Mode::Quote.raw_speed(&stats), 44.0); // 22 words in half a minute
+        assert_eq!(Mode::Zh.raw_speed(&stats), 220.0); // 110 字, no penalty
+        assert_eq!(Mode::Time.format_speed(61.26), "61.3 WPM");
+        assert_eq!(Mode::Zh.format_speed(220.0), "220.0 字/分");
     }
 }

@@ -193,6 +193,12 @@ mod tests {
         let timing = replayed.timing;
         assert_eq!(timing.key_times, [1_500, 2_600]);
         assert_eq!((timing.composition_keys, timing.composition_ms), (5, 2_500));
+        let session = replay_session(Mode::Zh, &p, &page.input_log()).unwrap();
+        assert_eq!(session.key_counts(), page.key_counts());
+        assert_eq!(
+            u64::from(session.key_counts().pressed),
+            timing.composition_keys
+        );
     }
 
     #[test]

@@ -105,9 +105,10 @@ pub fn zi_per_minute(stats: &Stats) -> f64 {
     per_minute(zh_scored_chars(stats) as f64, stats)
 }
 
-/// 击键: keystrokes per second.
-pub fn keys_per_second(stats: &Stats) -> f64 {
-    per_minute(f64::from(stats.keystrokes), stats) / 60.0
+/// Committed characters (every keystroke, in `zh`: every 字 committed, kept or not)
+/// per minute: the `zh` mode's raw speed.
+pub fn committed_per_minute(stats: &Stats) -> f64 {
+    per_minute(f64::from(stats.keystrokes), stats)
 }
 
 /// Correct keystrokes / all keystrokes, in `0.0..=1.0`. Before the first keystroke
@@ -400,7 +401,7 @@ mod tests {
         assert_eq!(net_wpm(&s), 120.0); // 60 words / 0.5 min
         assert_eq!(raw_wpm(&s), 136.0); // 68 words / 0.5 min
         assert_eq!(accuracy(&s), 0.9); // 306 / 340
-        assert_eq!(keys_per_second(&s), 340.0 / 30.0);
+        assert_eq!(committed_per_minute(&s), 680.0);
         assert_eq!(zi_per_minute(&s), 440.0); // (320 − 100) 字 / 0.5 min
         assert_eq!(accuracy(&stats(0, 0, 0)), 1.0);
     }

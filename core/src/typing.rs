@@ -22,6 +22,11 @@
 //!   however late the timer fires. The other modes end when the typed text is as long
 //!   as the prompt (its last character typed, right or wrong).
 //! - `correct_chars`/`errors` are the right/wrong characters of the final text.
+//! - Apart from the score, the session counts the keys pressed ([`KeyCounts`]): each
+//!   committed character typed outside a composition, each Backspace or delete-word,
+//!   and each key inside a composition: one per update, the commit's included (a
+//!   browser updates the composition to the chosen text before ending it). These
+//!   give the 击键 and 码长 that 跟打 players compare; they never touch the value.
 //!
 //! Every correct character of the final text was put there by the last keystroke at
 //! its position, which was then correct, so `correct_chars ≤ correct_keystrokes ≤
@@ -46,6 +51,16 @@ pub enum CharState {
     Correct,
     /// Typed and different from the prompt's character.
     Incorrect,
+}
+
+/// The keys a game took, as opposed to the characters it produced: display only.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct KeyCounts {
+    /// Every key pressed while the game took input, including those inside IME
+    /// compositions (one per composition update) and deletions.
+    pub pressed: u32,
+    /// Backspaces and delete-words that removed something: 回改.
+    pub corrections: u32,
 }
 
 /// How far apart the speed samples are.
@@ -85,6 +100,7 @@ pub struct Session {
     samples: Vec<Stats>,
     /// Composition updates since the composition started: about one per key pressed.
     composing_keys: u32,
+    keys: KeyCounts,
     log: Recorder,
 }
 
@@ -133,6 +149,7 @@ impl Session {
             now: 0,
             samples: Vec::new(),
             composing_keys: 0,
+            keys: KeyCounts::default(),
             log: Recorder::default(),
         }
     }
@@ -197,6 +214,11 @@ impl Session {
         &self.samples
     }
 
+    /// The keys pressed and corrections made so far.
+    pub fn key_counts(&self) -> KeyCounts {
+        self.keys
+    }
+
     /// Every edit applied so far, with its time: what a submission carries.
     pub fn input_log(&self) -> InputLog {
         self.log.log()
@@ -223,6 +245,7 @@ impl Session {
     pub fn commit(&mut self, text: &str, now: u64) {
         if self.accepts_input(now) {
             self.log.record(self.now, LoggedEdit::Commit(text));
+            self.press_keys(text.chars().count());
             self.type_text(text);
         }
     }
@@ -254,7 +277,9 @@ impl Session {
     pub fn backspace(&mut self, now: u64) {
         if self.accepts_input(now) {
             self.log.record(self.now, LoggedEdit::Backspace);
+            let caret = self.caret();
             self.delete_one();
+            self.count_deletion(caret);
         }
     }
 
@@ -272,15 +297,31 @@ impl Session {
             return;
         }
         self.log.record(self.now, LoggedEdit::DeleteWord);
+        let caret = self.caret();
         if self.mode == Mode::Zh {
-            return self.delete_one();
+            self.delete_one();
+        } else {
+            while self.typed.len() > self.locked && self.typed.last() == Some(&' ') {
+                self.pop();
+            }
+            while self.typed.len() > self.locked && self.typed.last() != Some(&' ') {
+                self.pop();
+            }
         }
-        while self.typed.len() > self.locked && self.typed.last() == Some(&' ') {
-            self.pop();
+        self.count_deletion(caret);
+    }
+
+    /// One deletion key was pressed with the caret at `caret_before`.
+    fn count_deletion(&mut self, caret_before: usize) {
+        self.press_keys(1);
+        if self.caret() < caret_before {
+            self.keys.corrections = self.keys.corrections.saturating_add(1);
         }
-        while self.typed.len() > self.locked && self.typed.last() != Some(&' ') {
-            self.pop();
-        }
+    }
+
+    fn press_keys(&mut self, count: usize) {
+        let count = u32::try_from(count).unwrap_or(u32::MAX);
+        self.keys.pressed = self.keys.pressed.saturating_add(count);
     }
 
     /// An IME composition began: the player is pressing keys, so the clock starts.
@@ -308,6 +349,7 @@ impl Session {
         if self.accepts_input(now) {
             self.log
                 .record(self.now, LoggedEdit::CompositionEnd { text, keys });
+            self.press_keys(keys as usize);
             self.type_text(text);
         }
     }
@@ -511,6 +553,47 @@ mod tests {
         );
         // (11 − 5) 字 in 4 s = 90 字/分.
         assert_eq!(score::value(Mode::Zh, &stats), 9_000);
+    }
+
+    #[test]
+    fn keys_pressed_include_composition_keys_and_deletions() {
+        let mut s = session(Mode::Zh, "学而时习之");
+        s.composition_start(0);
+        // Three keys, then the one that chose the words (which updates the composition).
+        for text in ["x", "xu", "xue", "学儿"] {
+            s.composition_update(text);
+        }
+        s.composition_end("学儿", 500);
+        s.backspace(600); // deletes 儿: a correction
+        s.commit("而", 700); // a character typed directly (punctuation keys do this)
+        s.composition_start(800);
+        s.composition_update("s");
+        s.composition_update(""); // Backspace inside the composition, cancelling it
+        s.composition_end("", 900);
+        assert_eq!(
+            s.key_counts(),
+            KeyCounts {
+                pressed: 4 + 1 + 1 + 2,
+                corrections: 1
+            }
+        );
+
+        let mut english = session(Mode::Words, "ab cd");
+        english.commit("ab ", 0);
+        english.backspace(100); // stops at the finished word: a key, no correction
+        english.commit("x", 200);
+        english.delete_word(300);
+        assert_eq!(
+            english.key_counts(),
+            KeyCounts {
+                pressed: 6,
+                corrections: 1
+            }
+        );
+        english.commit("cd", 400);
+        assert!(english.is_finished());
+        english.backspace(500); // after the end: not a key of the game
+        assert_eq!(english.key_counts().pressed, 8);
     }
 
     #[test]

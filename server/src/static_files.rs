@@ -1,6 +1,9 @@
 //! The built shell (`dist/`): files with their MIME types and a cache policy.
 //!
-//! tower-http's `ServeDir` reads the files and refuses paths that leave the directory.
+//! tower-http's `ServeDir` reads the files and refuses paths that leave the directory;
+//! where the build wrote a brotli or gzip copy beside a file (`x.wasm.br`), a client
+//! that accepts it gets that copy as it is, with `Content-Encoding` (the router's own
+//! compression then leaves the response alone).
 //! This module adds what it does not know: Trunk's content-hashed assets never change,
 //! so browsers may keep them for a year; everything else (`/`, `index.html`, `sw.js`,
 //! the manifest, icons, the precache manifest, the worker scripts) must be revalidated,
@@ -28,7 +31,10 @@ const MAX_PATH: usize = 1024;
 
 /// A router answering every path from `dist`.
 pub fn router<S: Clone + Send + Sync + 'static>(dist: &Path) -> Router<S> {
-    let files = ServeDir::new(dist).append_index_html_on_directories(true);
+    let files = ServeDir::new(dist)
+        .append_index_html_on_directories(true)
+        .precompressed_br()
+        .precompressed_gzip();
     Router::new()
         .fallback_service(files)
         .layer(middleware::from_fn(with_headers))

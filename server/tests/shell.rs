@@ -89,6 +89,37 @@ async fn compressible_files_are_compressed() {
 }
 
 #[tokio::test]
+async fn precompressed_copies_are_sent_as_they_are() {
+    let server = TestServer::sqlite().await;
+    let wasm = "keydo-app-1a2b3c4d5e6f7a8b_bg.wasm";
+    // Stand-ins the server cannot have made: it must send these bytes untouched.
+    std::fs::write(server.dist().join(format!("{wasm}.br")), b"brotli bytes").unwrap();
+    std::fs::write(server.dist().join(format!("{wasm}.gz")), b"gzip bytes").unwrap();
+    for (accept, encoding, body) in [
+        ("br, gzip", "br", &b"brotli bytes"[..]),
+        ("gzip", "gzip", &b"gzip bytes"[..]),
+    ] {
+        let request = Request::get(format!("/{wasm}"))
+            .header(header::ACCEPT_ENCODING, accept)
+            .body(Body::empty())
+            .unwrap();
+        let response = server.send(request).await;
+        assert_eq!(response.status(), StatusCode::OK, "{accept}");
+        assert_eq!(header(&response, "content-encoding"), encoding);
+        assert_eq!(header(&response, "content-type"), "application/wasm");
+        assert_eq!(header(&response, "vary"), "accept-encoding");
+        assert_eq!(
+            header(&response, "cache-control"),
+            "public, max-age=31536000, immutable"
+        );
+        assert_eq!(body_bytes(response).await, body, "{accept}");
+    }
+    // A client that takes no encoding gets the file itself.
+    let plain = body_bytes(server.get(&format!("/{wasm}")).await).await;
+    assert_ne!(plain, b"brotli bytes");
+}
+
+#[tokio::test]
 async fn a_missing_asset_is_a_plain_404() {
     let server = TestServer::sqlite().await;
     for path in [

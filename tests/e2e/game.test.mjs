@@ -55,6 +55,9 @@ class Typist {
     this.typed = '';
     this.first = null;
     this.last = null;
+    /** Keys pressed, composition keys included, and deletions that removed something. */
+    this.keys = 0;
+    this.corrections = 0;
   }
 
   async #timed(action) {
@@ -71,6 +74,7 @@ class Typist {
     for (const char of text) {
       await this.#timed(() => this.page.keyboard.type(char));
       this.typed += char;
+      this.keys += 1;
     }
   }
 
@@ -79,6 +83,8 @@ class Typist {
     // Not a keystroke for the duration: the game never starts or ends on one.
     await this.page.keyboard.press('Backspace');
     this.typed = [...this.typed].slice(0, -1).join('');
+    this.keys += 1;
+    this.corrections += 1;
     await pace(KEY_GAP_MS);
   }
 
@@ -94,6 +100,9 @@ class Typist {
     }
     await this.#timed(() => cdp.send('Input.insertText', { text }));
     this.typed += text;
+    // A key per composition state, and the one that chose the candidate (committing
+    // updates the composition to the chosen text first).
+    this.keys += states.length + 1;
   }
 
   /** The bounds the game's duration must fall in, in ms (±1 for each rounded stamp). */
@@ -123,6 +132,7 @@ async function checkResult(page, mode, prompt, typist, extraDuration = {}) {
   await result.waitFor({ timeout: 90_000 });
   const shown = await result.evaluate((el) => ({
     text: el.textContent,
+    value: Number(el.dataset.value),
     durationMs: Number(el.dataset.durationMs),
     mode: el.dataset.mode,
   }));
@@ -133,9 +143,22 @@ async function checkResult(page, mode, prompt, typist, extraDuration = {}) {
     `duration ${shown.durationMs} ms within [${bounds.min}, ${bounds.max}]`,
   );
   const counts = finalText(prompt, typist.typed);
-  assert.match(shown.text, /^\d+$/);
-  assert.equal(Number(shown.text), expectedValue(mode, counts, shown.durationMs), JSON.stringify(counts));
-  return Number(shown.text);
+  const value = expectedValue(mode, counts, shown.durationMs);
+  assert.equal(shown.value, value, JSON.stringify(counts));
+  // The headline reads as the speed itself, as on the leaderboards: 5234 → "52.34 WPM".
+  assert.equal(shown.text, `${Math.floor(value / 100)}.${String(value % 100).padStart(2, '0')}`);
+  assert.equal(await page.getByTestId('result-unit').textContent(), mode === 'zh' ? '字/分' : 'WPM');
+  assert.doesNotMatch(await page.getByTestId('result').textContent(), /Score/);
+  return { value, durationMs: shown.durationMs, counts };
+}
+
+/** A figure of the result screen, e.g. `figure('accuracy')` → "96.2 %". */
+const figure = (page, id) => page.getByTestId(`figure-${id}`).textContent();
+
+/** Asserts that `shown` (text) is `exact` to the number of decimals shown. */
+function assertShown(shown, exact, what) {
+  const decimals = shown.split('.')[1]?.length ?? 0;
+  assert.ok(Math.abs(Number(shown) - exact) <= 0.5 * 10 ** -decimals + 1e-9, `${what}: ${shown} for ${exact}`);
 }
 
 /** The prompt with one wrong letter fixed and one left wrong, word by word. */
@@ -173,17 +196,27 @@ describe('the typing game', () => {
     assert.equal(prompt, prompt.trim());
     const typist = new Typist(page);
     await typeWithMistakes(typist, prompt);
-    const value = await checkResult(page, 'words', prompt, typist);
+    const { value, durationMs } = await checkResult(page, 'words', prompt, typist);
+    // Accuracy: one wrong key fixed and one left, over every key typed.
+    const keystrokes = [...typist.typed].length + 1;
+    assertShown((await figure(page, 'accuracy')).replace(' %', ''), ((keystrokes - 2) / keystrokes) * 100, 'accuracy');
+    assertShown((await figure(page, 'raw')).replace(' WPM', ''), keystrokes / 5 / (durationMs / 60_000), 'raw');
+    assert.match(await figure(page, 'consistency'), /^\d{1,3} %$/);
+    assertShown((await figure(page, 'time')).replace(' s', ''), durationMs / 1000, 'time');
     await page.getByTestId('saved').waitFor();
     await page.getByTestId('new-best').waitFor();
-    assert.equal(await page.getByTestId('best-words').textContent(), String(value));
+    assert.equal(await page.getByTestId('best-words').getAttribute('data-value'), String(value));
+    assert.match(await page.getByTestId('best-words').textContent(), /^\d+\.\d\d WPM$/);
+    // Delivered, nothing is pending: no Retry button to press.
+    await page.locator('[data-testid=sync-status][data-pending="0"]').waitFor();
+    assert.equal(await page.getByTestId('retry').count(), 0);
     // The chart and figures are there.
     await page.getByTestId('speed-chart').waitFor();
 
     // The personal best survives a reload: it is read back from IndexedDB `keydo`.
     await page.reload();
     await page.getByTestId('best-words').waitFor();
-    assert.equal(await page.getByTestId('best-words').textContent(), String(value));
+    assert.equal(await page.getByTestId('best-words').getAttribute('data-value'), String(value));
     const databases = await page.evaluate(async () => (await indexedDB.databases()).map((d) => d.name));
     assert.ok(databases.includes('keydo'), databases.join());
     await page.close();
@@ -217,6 +250,7 @@ describe('the typing game', () => {
         // A composition in progress, however wrong it looks, marks and counts nothing.
         const before = await marks();
         await cdp.send('Input.imeSetComposition', { text: 'qqq', selectionStart: 3, selectionEnd: 3 });
+        typist.keys += 1;
         await page.waitForFunction(() => document.querySelector('[data-testid=input]').value === 'qqq');
         assert.deepEqual(await marks(), before, 'composing is not scored');
         // A wrong 字 committed, then fixed with backspace: only accuracy remembers it.
@@ -237,8 +271,13 @@ describe('the typing game', () => {
         i += 1;
       }
     }
-    await checkResult(page, 'zh', prompt, typist);
-    assert.match(await page.locator('.speed-line').textContent(), /字\/分 · 击键/);
+    const { durationMs, counts } = await checkResult(page, 'zh', prompt, typist);
+    // The numbers 跟打 players compare, every composition key counted.
+    assertShown((await figure(page, 'keys-per-second')).replace(' /s', ''), typist.keys / (durationMs / 1000), '击键');
+    assertShown(await figure(page, 'keys-per-char'), typist.keys / (counts.correct + counts.errors), '码长');
+    assert.equal(await figure(page, 'corrections'), String(typist.corrections));
+    assert.equal(typist.corrections, 1);
+    assert.equal(await figure(page, 'errors'), String(counts.errors));
     await page.getByTestId('saved').waitFor();
     await page.close();
   });
@@ -274,7 +313,7 @@ describe('the typing game', () => {
     const words = prompt.split(' ').slice(0, 12).join(' ');
     await typeWithMistakes(typist, words);
     await typist.type(' ');
-    const value = await checkResult(page, 'time', prompt, typist, {
+    const { value } = await checkResult(page, 'time', prompt, typist, {
       min: 60_000,
       max: 60_000,
     });

@@ -126,14 +126,17 @@ export async function startServer({ dist = DIST, args = [], port, dataDir = temp
   };
 }
 
-/** Every file of a built output with its URL path, as the precache step sees it. */
+/**
+ * Every file of a built output with its URL path, as the precache step sees it: the
+ * brotli and gzip copies the build writes beside files are those files, not others.
+ */
 export function listOutput(dir) {
   const files = [];
   const walk = (d) => {
     for (const name of readdirSync(d)) {
       const path = join(d, name);
       if (statSync(path).isDirectory()) walk(path);
-      else files.push({ url: '/' + relative(dir, path).split(sep).join('/'), path });
+      else if (!/\.(br|gz)$/.test(name)) files.push({ url: '/' + relative(dir, path).split(sep).join('/'), path });
     }
   };
   walk(dir);

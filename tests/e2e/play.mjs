@@ -35,7 +35,7 @@ export async function playGame(page, origin, { mode, seed, pace = PACE.fast }) {
     }
   }
   await page.getByTestId('saved').waitFor({ timeout: 30_000 });
-  return Number(await page.getByTestId('result-value').textContent());
+  return Number(await page.getByTestId('result-value').getAttribute('data-value'));
 }
 
 /** The first seed whose prompt in `mode` has at most `maxChars` characters. */

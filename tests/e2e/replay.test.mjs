@@ -66,7 +66,7 @@ async function typeChinese(page, text, pace) {
 /** The page's value once the result is durably saved. */
 async function savedValue(page) {
   await page.getByTestId('saved').waitFor({ timeout: 90_000 });
-  return Number(await page.getByTestId('result-value').textContent());
+  return Number(await page.getByTestId('result-value').getAttribute('data-value'));
 }
 
 /** The server's row for the result of `value` in `mode`, once the sync delivered it. */
@@ -149,6 +149,11 @@ describe('verified results', () => {
     await page.getByTestId('leaderboard-mode').selectOption('words');
     const row = page.locator('[data-testid="leaderboard"]').filter({ hasText: '(you)' });
     await row.waitFor();
+    // The board reads in WPM, not the ×100 integer it is stored as.
+    assert.equal(await page.getByTestId('leaderboard-unit').textContent(), 'WPM');
+    const stored = Number(await row.getAttribute('data-value'));
+    const speed = await row.locator('td').last().textContent();
+    assert.equal(speed, `${Math.floor(stored / 100)}.${String(stored % 100).padStart(2, '0')}`);
     const layout = await row.evaluate((tr) => {
       const name = tr.querySelector('bdi');
       const you = [...name.parentElement.childNodes].find((n) => n.nodeType === Node.TEXT_NODE && n.textContent.includes('(you)'));

@@ -19,7 +19,7 @@ use keydo_core::Mode;
 use leptos::ev;
 use leptos::prelude::*;
 use modes::ModePicker;
-use play::{Finished, Play};
+use play::{Finished, Loading, Play};
 use result::ResultScreen;
 use texts::Corpora;
 
@@ -55,7 +55,7 @@ pub fn Game() -> impl IntoView {
         let mode = mode.get();
         let seed = seed::seed_of_round(first_seed, round.get());
         match corpora.assignment(mode, seed) {
-            None => view! { <p class="loading">"Loading texts…"</p> }.into_any(),
+            None => view! { <Loading mode/> }.into_any(),
             Some(Err(error)) => view! {
                 <p class="texts-error" role="alert" data-testid="texts-error">{error.to_string()}</p>
             }

@@ -33,17 +33,23 @@ pub fn ModePicker(
     }
 }
 
-/// "best 5234", once the mode has one.
+/// "best 52.34 WPM" once the mode has one. The line keeps its height before the bests
+/// are read (and while there is none), so nothing moves when they arrive.
 #[component]
 fn BestLine(mode: Mode) -> impl IntoView {
     let records = expect_context::<Records>();
-    move || {
-        records.best(mode).map(|best| {
-            view! {
-                <span class="mode-best">
-                    "best " <span data-testid=format!("best-{}", mode.id())>{best}</span>
-                </span>
-            }
-        })
+    view! {
+        <span class="mode-best">
+            {move || {
+                records.best(mode).map(|best| {
+                    view! {
+                        "best "
+                        <span data-testid=format!("best-{}", mode.id()) data-value=best>
+                            {mode.format_value(best)}
+                        </span>
+                    }
+                })
+            }}
+        </span>
     }
 }

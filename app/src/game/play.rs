@@ -1,7 +1,8 @@
 //! One game being played: the prompt, the typing field, the live timer and speed.
 //!
 //! Every input event goes synchronously into the core [`Session`] and then updates
-//! only the marks of the characters it touched. The timer and the live speed are
+//! only the marks of the characters it touched (and the caret, which moves the
+//! prompt's window of lines when it changes line). The timer and the live speed are
 //! refreshed by an interval, not by keystrokes, so a keystroke stays O(1).
 
 use super::input::TypingInput;
@@ -9,8 +10,8 @@ use super::prompt::{Marks, PromptView};
 use super::texts::Assignment;
 use keydo_core::mode::Language;
 use keydo_core::score::{Stats, TIME_MODE_DURATION_MS};
-use keydo_core::{Edit, InputLog, Mode, PromptId, Session};
-use leptos::html::{Div, Input};
+use keydo_core::{Edit, InputLog, KeyCounts, Mode, PromptId, Session};
+use leptos::html::Input;
 use leptos::prelude::*;
 use std::time::Duration;
 
@@ -24,6 +25,8 @@ pub struct Finished {
     pub stats: Stats,
     /// Cumulative stats at each second (see [`Session::samples`]).
     pub samples: Vec<Stats>,
+    /// The keys pressed, IME compositions included, and the corrections.
+    pub keys: KeyCounts,
     /// The prompt and every edit, which the server replays to verify the result.
     pub prompt: PromptId,
     pub input: InputLog,
@@ -50,7 +53,7 @@ pub fn Play(
     let (live, set_live) = signal(session.with_value(Session::stats));
     let (composing, set_composing) = signal(false);
     let input_ref = NodeRef::<Input>::new();
-    let prompt_ref = NodeRef::<Div>::new();
+    let (caret, set_caret) = signal(0usize);
 
     // Hands the result over once, whichever of a keystroke or the timer ends the game.
     let reported = StoredValue::new(false);
@@ -64,6 +67,7 @@ pub fn Play(
                 mode,
                 stats,
                 samples: s.samples().to_vec(),
+                keys: s.key_counts(),
                 prompt: prompt_id.get_value(),
                 input: s.input_log(),
             })
@@ -85,8 +89,9 @@ pub fn Play(
                 set_composing.set(is_composing);
             }
         });
-        if let Some(prompt) = prompt_ref.get_untracked() {
-            keep_caret_in_view(&prompt, session.with_value(Session::caret));
+        let new_caret = session.with_value(Session::caret);
+        if caret.get_untracked() != new_caret {
+            set_caret.set(new_caret);
         }
         report_if_finished();
     };
@@ -112,15 +117,12 @@ pub fn Play(
     });
 
     let language = mode.language();
-    let label = match language {
-        Language::Chinese => "在此输入，用输入法",
-        Language::English => "Type the text here",
-    };
+    let label = input_label(language);
     let target = session.with_value(|s| s.target().to_vec());
     view! {
         <div class="play" class:zh=language == Language::Chinese>
             <LiveStats mode live/>
-            <PromptView text=target marks node_ref=prompt_ref composing lang=language.tag() on_click=focus_input/>
+            <PromptView text=target marks caret composing language on_click=focus_input/>
             {assignment.attribution.map(|line| view! { <p class="attribution">{line}</p> })}
             <div class="controls">
                 <TypingInput node_ref=input_ref on_edit label/>
@@ -128,23 +130,38 @@ pub fn Play(
                     "Restart"
                 </button>
             </div>
-            <p class="hint">"Tab then Enter, or Esc: new text"</p>
+            <p class="hint">{HINT}</p>
         </div>
     }
 }
 
-/// Scrolls the prompt so the caret's line is its first or second visible line.
-fn keep_caret_in_view(prompt: &web_sys::HtmlDivElement, caret: usize) {
-    let Some(current) = prompt.children().item(caret as u32) else {
-        return;
-    };
-    let Some(current) = wasm_bindgen::JsCast::dyn_ref::<web_sys::HtmlElement>(&current) else {
-        return;
-    };
-    // The prompt is the spans' offset parent (it is positioned).
-    let wanted = (current.offset_top() - current.offset_height()).max(0);
-    if prompt.scroll_top() != wanted {
-        prompt.set_scroll_top(wanted);
+const HINT: &str = "Tab then Enter, or Esc: new text";
+
+/// The typing field's label, in the language typed.
+fn input_label(language: Language) -> &'static str {
+    match language {
+        Language::Chinese => "在此输入，用输入法",
+        Language::English => "Type the text here",
+    }
+}
+
+/// The stage while the texts load: the game's own layout around an empty prompt, so
+/// nothing on the page moves when the prompt arrives.
+#[component]
+pub fn Loading(mode: Mode) -> impl IntoView {
+    let language = mode.language();
+    view! {
+        <div class="play" class:zh=language == Language::Chinese aria-busy="true">
+            <div class="live" aria-hidden="true"><span class="timer">"\u{a0}"</span></div>
+            <div class="prompt-box">
+                <p class="prompt prompt-loading" lang="en">"Loading texts…"</p>
+            </div>
+            <div class="controls">
+                <input class="typing-input" type="text" disabled aria-label=input_label(language) placeholder=input_label(language)/>
+                <button class="restart" disabled>"Restart"</button>
+            </div>
+            <p class="hint">{HINT}</p>
+        </div>
     }
 }
 

@@ -1,14 +1,18 @@
-//! The result screen: the value, the speeds, accuracy, duration and the chart; the
-//! game is recorded in the browser database and "Saved" appears only once that write
-//! has committed ("Not saved yet" while a failed write waits for its next attempt). Games the server would refuse (too short, too fast, too inaccurate)
-//! are shown but not recorded, with the reason.
+//! The result screen: the speed the game is scored in (WPM, or 字/分) as the headline,
+//! then accuracy, raw speed, consistency and time (and for 中文 the 击键, 码长 and 回改
+//! 跟打 players compare; see [`keydo_core::figures`]) and the chart. The game is
+//! recorded in the browser database and "Saved" appears only once that write has
+//! committed ("Not saved yet" while a failed write waits for its next attempt). Games
+//! the server would refuse (too short, too fast, too inaccurate) are shown but not
+//! recorded, with the reason.
 
 use super::chart::SpeedChart;
 use super::play::Finished;
 use crate::services::records::{Records, Saving};
 use crate::services::sync::Coordinator;
 use crate::wording;
-use keydo_core::mode::Language;
+use keydo_core::figures::Figures;
+use keydo_core::mode::{Language, value_digits};
 use keydo_core::score::{self, Implausible};
 use leptos::html::H2;
 use leptos::prelude::*;
@@ -19,6 +23,7 @@ pub fn ResultScreen(finished: Finished, on_restart: impl Fn() + Copy + 'static) 
         mode,
         stats,
         samples,
+        keys,
         prompt,
         input,
     } = finished;
@@ -36,25 +41,56 @@ pub fn ResultScreen(finished: Finished, on_restart: impl Fn() + Copy + 'static) 
         }
     });
 
-    let speed_line = match mode.language() {
-        Language::Chinese => format!(
-            "{:.1} {} · 击键 {:.2}/s",
-            mode.speed(&stats),
-            mode.speed_unit(),
-            score::keys_per_second(&stats)
-        ),
-        Language::English => format!(
-            "{:.1} {unit} · raw {:.1} {unit}",
-            mode.speed(&stats),
-            score::raw_wpm(&stats),
-            unit = mode.speed_unit()
-        ),
-    };
+    let figures = Figures::of(mode, &stats, &samples, keys);
+    // The headline is the leaderboard's number: "126.34", the decimals set smaller.
+    let digits = value_digits(value);
+    let (whole, fraction) = digits.split_at(digits.find('.').unwrap_or(digits.len()));
     let typed = stats.correct_chars + stats.errors;
-    let characters = match mode.language() {
-        Language::Chinese => format!("{typed} 字"),
-        Language::English => format!("{typed} characters"),
-    };
+    let mut rows = vec![
+        (
+            "accuracy",
+            "Accuracy",
+            format!("{:.1} %", figures.accuracy * 100.0),
+        ),
+        ("raw", "Raw", mode.format_speed(figures.raw_speed)),
+        (
+            "consistency",
+            "Consistency",
+            figures
+                .consistency
+                .map_or_else(|| "—".to_owned(), |c| format!("{:.0} %", c * 100.0)),
+        ),
+        ("time", "Time", format!("{:.1} s", figures.seconds)),
+    ];
+    match mode.language() {
+        Language::Chinese => rows.extend([
+            (
+                "keys-per-second",
+                "击键",
+                format!("{:.2} /s", figures.keys_per_second),
+            ),
+            (
+                "keys-per-char",
+                "码长",
+                figures
+                    .keys_per_char
+                    .map_or_else(|| "—".to_owned(), |k| format!("{k:.2}")),
+            ),
+            ("corrections", "回改", figures.corrections.to_string()),
+            ("typed", "字数", format!("{typed} 字")),
+            ("errors", "错字", stats.errors.to_string()),
+        ]),
+        Language::English => rows.extend([
+            ("typed", "Characters", typed.to_string()),
+            ("errors", "Errors", stats.errors.to_string()),
+        ]),
+    }
+    let rows = rows
+        .into_iter()
+        .map(|(id, name, figure)| {
+            view! { <div><dt>{name}</dt><dd data-testid=format!("figure-{id}")>{figure}</dd></div> }
+        })
+        .collect_view();
     view! {
         <section
             class="result"
@@ -64,24 +100,19 @@ pub fn ResultScreen(finished: Finished, on_restart: impl Fn() + Copy + 'static) 
         >
             <h2 id="result-heading" class="result-heading" node_ref=heading_ref tabindex="-1">"Result"</h2>
             <button class="next" data-testid="next" on:click=move |_| on_restart()>"Next game"</button>
-            <p class="score">
-                <span class="score-label">"Score "</span>
+            <p class="score" lang=mode.language().tag()>
                 <span
                     class="score-value"
                     data-testid="result-value"
+                    data-value=value
                     data-duration-ms=stats.duration_ms
                     data-mode=mode.id()
                 >
-                    {value}
+                    {whole.to_owned()}<span class="score-fraction">{fraction.to_owned()}</span>
                 </span>
+                <span class="score-unit" data-testid="result-unit">{mode.speed_unit()}</span>
             </p>
-            <p class="speed-line">{speed_line}</p>
-            <dl class="figures">
-                <div><dt>"Accuracy"</dt><dd>{format!("{:.1} %", score::accuracy(&stats) * 100.0)}</dd></div>
-                <div><dt>"Time"</dt><dd>{format!("{:.1} s", stats.duration_ms as f64 / 1000.0)}</dd></div>
-                <div><dt>"Typed"</dt><dd>{characters}</dd></div>
-                <div><dt>"Errors"</dt><dd>{stats.errors}</dd></div>
-            </dl>
+            <dl class="figures">{rows}</dl>
             <SavingStatus saving/>
             <SpeedChart mode samples/>
         </section>
