@@ -69,7 +69,8 @@ export const weekOf = (ms) => Math.floor((ms + 8 * 3_600_000 + 3 * 86_400_000) /
 
 /**
  * Runs `games` games on `profiles` browser profiles with `tabs` tabs each; returns the
- * report: games by mode, faults injected by kind, mismatches (must be empty), wall time.
+ * report: games by mode, faults injected by kind, results held for review, mismatches
+ * (must be empty), wall time.
  */
 export async function runChaos({ games, profiles = 1, tabs = 3, seed = newSeed(), log = () => {} }) {
   const started = Date.now();
@@ -145,6 +146,7 @@ export async function runChaos({ games, profiles = 1, tabs = 3, seed = newSeed()
       modes: Object.fromEntries(MODES.map((m) => [m, played.filter((g) => g.mode === m).length])),
       faults: { ...proxy.injected, ...actions },
       requests: proxy.requests.length,
+      held: queryDatabase(server.dataDir, "SELECT mode, value, holds FROM results WHERE state = 'held'"),
       mismatches,
       wallMs: Date.now() - started,
     };
@@ -311,8 +313,23 @@ function compare(played, players, server, started) {
   const allTime = groupBy(played, (g) => `${ids[g.profile]} ${g.mode}`);
   const weekly = groupBy(played, (g) => `${ids[g.profile]} ${g.mode} ${g.week}`);
   const rows = (sql) => new Map(queryDatabase(server.dataDir, sql).map((r) => [r.key, r.value]));
-  const allTimeRows = rows("SELECT player_id || ' ' || mode AS key, value FROM scores");
-  const weeklyRows = rows("SELECT player_id || ' ' || mode || ' ' || week AS key, value FROM weekly_scores");
+  // A held result (docs/replay.md) is recorded and counts for its player, but is off the
+  // public boards until reviewed: the server has a game if its board row or its best
+  // held result holds it.
+  const withHeld = (boardRows, heldSql) => {
+    const accepted = new Map(boardRows);
+    for (const [key, value] of rows(heldSql)) accepted.set(key, Math.max(value, accepted.get(key) ?? -Infinity));
+    return accepted;
+  };
+  const allTimeRows = withHeld(
+    rows("SELECT player_id || ' ' || mode AS key, value FROM scores"),
+    "SELECT player_id || ' ' || mode AS key, max(value) AS value FROM results WHERE state = 'held' GROUP BY 1",
+  );
+  const weeklyRows = withHeld(
+    rows("SELECT player_id || ' ' || mode || ' ' || week AS key, value FROM weekly_scores"),
+    `SELECT player_id || ' ' || mode || ' ' || board_week AS key, max(value) AS value FROM results
+     WHERE state = 'held' AND board_week IS NOT NULL GROUP BY 1`,
+  );
   const currentWeek = weekOf(Date.now());
   const crossedWeek = weekOf(started) !== currentWeek;
 
@@ -348,6 +365,8 @@ export function printReport(report, print = console.log) {
   print(`  /api requests through the proxy: ${report.requests}`);
   print('  faults injected:');
   for (const [kind, n] of Object.entries(report.faults)) print(`    ${kind}: ${n}`);
+  print(`  results held for review: ${report.held.length}`);
+  for (const h of report.held) print(`    ${h.mode} ${h.value} (${h.holds})`);
   print(`  mismatches: ${report.mismatches.length}`);
   for (const m of report.mismatches) print(`    ${m}`);
   print(`  wall time: ${(report.wallMs / 1000).toFixed(1)} s`);

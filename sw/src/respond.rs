@@ -49,16 +49,31 @@ pub fn listen(worker: Rc<Worker>) {
     });
 }
 
+/// How long a navigation waits for the network before the cached shell answers: a
+/// hanging link (a flaky mobile network, a busy connection pool) must not leave the
+/// player in front of a blank page (docs/service-worker.md).
+const NAVIGATION_TIMEOUT_MS: i32 = 3_000;
+
 async fn network_first(worker: Rc<Worker>, request: Request) -> Result<JsValue, JsValue> {
-    match JsFuture::from(scope().fetch_with_request(&request)).await {
-        Ok(response) => Ok(response),
-        Err(network_error) => {
-            let shell = Request::new_with_str(&worker.config.shell())?;
-            match cached(&worker, &shell).await? {
-                Some(shell) => Ok(shell),
-                None => Err(network_error),
-            }
-        }
+    let fetched = scope().fetch_with_request(&request);
+    // Resolves with `undefined` when the time is up.
+    let deadline = js_sys::Promise::new(&mut |resolve, _| {
+        let _ = scope()
+            .set_timeout_with_callback_and_timeout_and_arguments_0(&resolve, NAVIGATION_TIMEOUT_MS);
+    });
+    let first = js_sys::Promise::race(&js_sys::Array::of2(&fetched, &deadline));
+    let outcome = JsFuture::from(first).await;
+    if let Ok(response) = &outcome
+        && !response.is_undefined()
+    {
+        return Ok(response.clone());
+    }
+    let shell = Request::new_with_str(&worker.config.shell())?;
+    match (cached(&worker, &shell).await?, outcome) {
+        (Some(shell), _) => Ok(shell),
+        // Nothing cached yet (first visit): the network is all there is, however slow.
+        (None, Ok(_)) => JsFuture::from(fetched).await,
+        (None, Err(network_error)) => Err(network_error),
     }
 }
 
