@@ -193,6 +193,24 @@ describe('offline shell', () => {
     }
   });
 
+  test('a navigation the network never answers gets the cached shell after 3 s', async () => {
+    // The worker's own fetch of the page hangs, as on a link that has gone quiet.
+    const hung = [];
+    const hang = (route) => hung.push(route);
+    await context.route(server.origin + '/', hang);
+    try {
+      const started = Date.now();
+      await page.reload({ timeout: 15_000 });
+      await page.getByTestId('mode-quote').waitFor();
+      const waited = Date.now() - started;
+      assert.ok(hung.length >= 1, 'the navigation reached the network and hung there');
+      assert.ok(waited >= 2_900, `answered after ${waited} ms, so not by the network`);
+    } finally {
+      await context.unroute(server.origin + '/', hang);
+      await Promise.all(hung.map((route) => route.abort().catch(() => {})));
+    }
+  });
+
   test('the API is never answered from a cache', async () => {
     assert.equal(await page.evaluate(async () => (await fetch('/api/health')).status), 200);
     await context.setOffline(true);
