@@ -145,13 +145,17 @@ describe('verified results', () => {
       join(server.dataDir, 'keydo.sqlite3'),
       `UPDATE players SET display_name = 'Evil' || char(8238) || 'olleh' WHERE player_id = '${player}'`,
     ]);
+    const [{ value: stored }] = queryDatabase(
+      server.dataDir,
+      `SELECT value FROM scores WHERE mode = 'words' AND player_id = '${player}'`,
+    );
     await page.goto(`${server.origin}/`);
     await page.getByTestId('leaderboard-mode').selectOption('words');
-    const row = page.locator('[data-testid="leaderboard"]').filter({ hasText: '(you)' });
+    // The words board's own row: the board shown before the choice has a "(you)" row too.
+    const row = page.locator(`[data-testid="leaderboard"][data-value="${stored}"]`).filter({ hasText: '(you)' });
     await row.waitFor();
     // The board reads in WPM, not the ×100 integer it is stored as.
     assert.equal(await page.getByTestId('leaderboard-unit').textContent(), 'WPM');
-    const stored = Number(await row.getAttribute('data-value'));
     const speed = await row.locator('td').last().textContent();
     assert.equal(speed, `${Math.floor(stored / 100)}.${String(stored % 100).padStart(2, '0')}`);
     const layout = await row.evaluate((tr) => {
