@@ -311,8 +311,8 @@ async fn hidden_players_leave_the_boards_and_come_back(server: &TestServer) {
     assert!(!ok && said.contains("no player has the id"), "{said}");
 }
 
-/// Names: the rules of SPEC §10, one save per name up to case and width, and an
-/// operator's reset.
+/// Names: the rules of docs/replay.md ("Names"), one save per name up to case and
+/// width, and an operator's reset.
 async fn names_are_checked_unique_and_reset_by_operators(server: &TestServer) {
     let create = |name: &str| post_json("/api/saves", &json!({ "displayName": name }));
     for bad in [
