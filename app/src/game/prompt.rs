@@ -97,26 +97,31 @@ pub fn PromptView(
     let probe_ref = NodeRef::<Span>::new();
     let columns = fitting_columns(prompt_ref, probe_ref);
 
-    // The visible lines as character ranges, once the columns are known: a new value
-    // only when the caret changes line (or the columns change), which is when the
-    // window is redrawn. Breaking even a long prompt into lines takes microseconds.
-    let window = {
+    // Where each line starts, once the columns are known: broken again only when they
+    // change, never per keystroke.
+    let starts = {
         let text = Arc::clone(&text);
         Memo::new(move |_| {
-            let Some(columns) = columns.get() else {
-                return Vec::new();
-            };
-            let starts = line_starts(&text, columns, language);
-            let first = line_of(&starts, caret.get()).saturating_sub(1);
-            let last = (first + VISIBLE_LINES).min(starts.len());
-            (first..last)
-                .map(|line| {
-                    (
-                        starts[line],
-                        starts.get(line + 1).copied().unwrap_or(text.len()),
-                    )
-                })
-                .collect::<Vec<_>>()
+            columns
+                .get()
+                .map(|columns| line_starts(&text, columns, language))
+        })
+    };
+    // The visible lines as character ranges: a new value only when the caret changes
+    // line (or the lines change), which is when the window is redrawn.
+    let window = {
+        let len = text.len();
+        Memo::new(move |_| {
+            starts.with(|starts| {
+                let Some(starts) = starts else {
+                    return Vec::new();
+                };
+                let first = line_of(starts, caret.get()).saturating_sub(1);
+                let last = (first + VISIBLE_LINES).min(starts.len());
+                (first..last)
+                    .map(|line| (starts[line], starts.get(line + 1).copied().unwrap_or(len)))
+                    .collect::<Vec<_>>()
+            })
         })
     };
     // The text before the window (none before the lines are known), and after it (all).
