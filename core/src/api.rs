@@ -12,6 +12,7 @@ use serde::{Deserialize, Serialize};
 use uuid::Uuid;
 
 pub mod code;
+pub use crate::profile::{Conflict, Profile, ProfileOperation};
 pub use code::ApiCode;
 
 /// The header that makes a mutating request safe to resend: the server keeps the answer
@@ -70,13 +71,6 @@ pub struct ServerBest {
     pub weekly: Option<i64>,
 }
 
-/// What other players see of a save (and, later, its settings).
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
-pub struct Profile {
-    pub display_name: String,
-}
-
 /// `POST /api/scores`: one finished game.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
@@ -121,6 +115,55 @@ pub struct ScoreAck {
     /// bests then describe the public boards, without this game.
     #[serde(default)]
     pub held: bool,
+}
+
+/// `200` from `PATCH /api/saves/me`: the profile after the operation, and the fields
+/// where it met a change made elsewhere (docs/profile.md).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ProfileAnswer {
+    pub version: i64,
+    pub profile: Profile,
+    pub conflicts: Vec<Conflict>,
+}
+
+/// `201` from `POST /api/devices/link-codes`: a one-time code another device enters
+/// to join this player.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct LinkCode {
+    /// Groups of letters and digits, as people read and type it (docs/profile.md).
+    pub code: String,
+    /// Unix ms after which the code is refused.
+    pub expires_at: u64,
+}
+
+/// `POST /api/devices`: join the player whose device showed `code`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct LinkDevice {
+    pub code: String,
+}
+
+/// `GET /api/devices`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Devices {
+    /// Oldest first.
+    pub devices: Vec<Device>,
+}
+
+/// One device (one token) of a player.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Device {
+    pub id: Uuid,
+    /// What the device said it was when it joined ("Chrome on Android").
+    pub label: String,
+    /// Unix ms.
+    pub linked_at: i64,
+    /// Whether this is the device asking.
+    pub current: bool,
 }
 
 /// Which leaderboard: this week's (UTC+8) or all time.

@@ -94,12 +94,13 @@ impl Failure {
 pub enum Request {
     /// `POST /api/saves`, which needs no auth.
     CreateSave,
-    /// An authenticated request: `POST /api/scores` or `GET /api/saves/me`.
+    /// An authenticated request: `POST /api/scores`, `GET /api/saves/me` or a profile
+    /// operation (`PATCH /api/saves/me`).
     /// `save_renewed` says whether this flush already replaced an unknown save: a
     /// brand-new save answered with 401 is the server's confusion (a lagging replica, a
     /// restore in progress), not ours, so it is retried instead of renewed again in a
     /// loop.
-    SubmitScore { save_renewed: bool },
+    Authenticated { save_renewed: bool },
 }
 
 /// What the sync does after a failure.
@@ -129,7 +130,7 @@ pub fn classify(request: Request, failure: &Failure) -> Disposition {
         (
             401,
             Some(ApiCode::Unauthorized),
-            Request::SubmitScore {
+            Request::Authenticated {
                 save_renewed: false,
             },
         ) => Disposition::RenewSave,
@@ -210,10 +211,10 @@ impl From<ErrorCode> for String {
 mod tests {
     use super::*;
 
-    const SCORE: Request = Request::SubmitScore {
+    const SCORE: Request = Request::Authenticated {
         save_renewed: false,
     };
-    const RENEWED: Request = Request::SubmitScore { save_renewed: true };
+    const RENEWED: Request = Request::Authenticated { save_renewed: true };
 
     /// What came back with an error status, as the client reads the body.
     #[derive(Debug, Clone, Copy)]

@@ -16,6 +16,7 @@ pub mod lines;
 pub mod mode;
 pub mod names;
 pub mod outbox;
+pub mod profile;
 pub mod prompt;
 pub mod prompt_id;
 pub mod replay;

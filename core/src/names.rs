@@ -72,6 +72,12 @@ impl fmt::Display for DisplayName {
     }
 }
 
+/// Whether `text` holds a character no name may hold (the categories above); other
+/// short labels the player types follow the same rule.
+pub fn has_refused_character(text: &str) -> bool {
+    text.chars().any(|c| !is_allowed(c))
+}
+
 fn is_allowed(c: char) -> bool {
     use GeneralCategory::*;
     match c.general_category() {

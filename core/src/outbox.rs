@@ -386,7 +386,7 @@ pub(crate) mod tests {
     const PROFILE: Uuid = Uuid::from_u128(0xA);
     /// Tuesday 2026-12-01 12:00 UTC+8.
     const NOON: u64 = 1_796_097_600_000;
-    const SCORE: Request = Request::SubmitScore {
+    const SCORE: Request = Request::Authenticated {
         save_renewed: false,
     };
 
@@ -529,7 +529,7 @@ pub(crate) mod tests {
             sync.is_due(NOON, FlushKind::Automatic),
             "resent at once with the new save"
         );
-        let renewed = Request::SubmitScore { save_renewed: true };
+        let renewed = Request::Authenticated { save_renewed: true };
         assert_eq!(
             sync.record_failure(renewed, &unknown, NOON, 0.0),
             Disposition::Retryable

@@ -153,7 +153,7 @@ async fn acknowledged_bests_are_kept_for_healing_and_discarded_ones_are_not() {
     );
     let mut sync = zh.sync.clone();
     sync.record_failure(
-        keydo_core::classify::Request::SubmitScore {
+        keydo_core::classify::Request::Authenticated {
             save_renewed: false,
         },
         &keydo_core::classify::Failure::http(422, Some("TOO_FAST"), None),

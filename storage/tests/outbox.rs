@@ -116,7 +116,7 @@ async fn stored_records_never_hold_the_token() {
     db.record_result(&entry).await.unwrap();
     let mut sync = entry.sync.clone();
     sync.record_failure(
-        Request::SubmitScore {
+        Request::Authenticated {
             save_renewed: false,
         },
         &Failure::http(503, Some("UNAVAILABLE"), None),
@@ -140,7 +140,7 @@ async fn stored_records_never_hold_the_token() {
     assert!(outbox.contains("\"attempts\":1"), "{outbox}");
 }
 
-const SCORE: Request = Request::SubmitScore {
+const SCORE: Request = Request::Authenticated {
     save_renewed: false,
 };
 

@@ -137,7 +137,7 @@ impl<T: Transport> Flush<'_, T> {
                     Err(failure) => return Ok(Err((Request::CreateSave, failure))),
                 },
             };
-            let request = Request::SubmitScore {
+            let request = Request::Authenticated {
                 save_renewed: self.renewed,
             };
             match self.transport.submit_score(&credentials, entry).await {

@@ -16,7 +16,7 @@ impl<T: Transport> Flush<'_, T> {
         let Some(credentials) = self.credentials else {
             return Ok(None);
         };
-        let request = Request::SubmitScore {
+        let request = Request::Authenticated {
             save_renewed: self.renewed,
         };
         match self.transport.fetch_save(&credentials).await {

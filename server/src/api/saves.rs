@@ -168,9 +168,7 @@ fn created(player: Player, token: Uuid) -> Result<Created, ApiError> {
         player_id: Uuid::parse_str(&player.player_id).map_err(ApiError::internal)?,
         token,
         version: player.version,
-        profile: Profile {
-            display_name: player.display_name,
-        },
+        profile: Profile::named(player.display_name),
     };
     Ok((StatusCode::CREATED, Json(created)))
 }
@@ -196,9 +194,7 @@ pub async fn me(
     Ok(Json(Save {
         player_id,
         version: player.version,
-        profile: Profile {
-            display_name: player.display_name,
-        },
+        profile: Profile::named(player.display_name),
         week,
         bests,
     }))

@@ -1,0 +1,379 @@
+//! The profile's fields one by one (docs/profile.md): the profile itself, a set of
+//! changed fields as it travels in an operation, and the per-field view the conflict
+//! policies work on.
+
+use super::settings::{Caret, FONT_SIZES, INPUT_METHOD_MAX_CHARS, Settings, Theme};
+use crate::mode::Mode;
+use crate::names::{DisplayName, NameError, has_refused_character};
+use serde::{Deserialize, Serialize};
+use unicode_segmentation::UnicodeSegmentation;
+
+/// What follows the player from device to device.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Profile {
+    pub display_name: String,
+    #[serde(default)]
+    pub settings: Settings,
+}
+
+impl Profile {
+    /// A profile with this name and default settings.
+    pub fn named(display_name: impl Into<String>) -> Profile {
+        Profile {
+            display_name: display_name.into(),
+            settings: Settings::default(),
+        }
+    }
+
+    /// The field's current value.
+    pub fn get(&self, field: Field) -> FieldValue {
+        let s = &self.settings;
+        match field {
+            Field::DisplayName => FieldValue::DisplayName(self.display_name.clone()),
+            Field::Theme => FieldValue::Theme(s.theme),
+            Field::Caret => FieldValue::Caret(s.caret),
+            Field::Sound => FieldValue::Sound(s.sound),
+            Field::FontSize => FieldValue::FontSize(s.font_size),
+            Field::PreferredMode => FieldValue::PreferredMode(s.preferred_mode),
+            Field::InputMethod => FieldValue::InputMethod(s.input_method.clone()),
+        }
+    }
+
+    /// Sets one field.
+    pub fn set(&mut self, value: FieldValue) {
+        let s = &mut self.settings;
+        match value {
+            FieldValue::DisplayName(name) => self.display_name = name,
+            FieldValue::Theme(theme) => s.theme = theme,
+            FieldValue::Caret(caret) => s.caret = caret,
+            FieldValue::Sound(sound) => s.sound = sound,
+            FieldValue::FontSize(size) => s.font_size = size,
+            FieldValue::PreferredMode(mode) => s.preferred_mode = mode,
+            FieldValue::InputMethod(label) => s.input_method = label,
+        }
+    }
+
+    /// This profile with `changes` applied.
+    pub fn with(&self, changes: &Changes) -> Profile {
+        let mut profile = self.clone();
+        for value in changes.values() {
+            profile.set(value);
+        }
+        profile
+    }
+
+    /// The current values of the fields `changes` names: the `base` of an operation
+    /// that makes those changes to this profile.
+    pub fn base_for(&self, changes: &Changes) -> Changes {
+        changes
+            .fields()
+            .into_iter()
+            .map(|field| self.get(field))
+            .collect()
+    }
+}
+
+/// One field of the profile.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub enum Field {
+    DisplayName,
+    Theme,
+    Caret,
+    Sound,
+    FontSize,
+    PreferredMode,
+    InputMethod,
+}
+
+impl Field {
+    pub const ALL: [Field; 7] = [
+        Field::DisplayName,
+        Field::Theme,
+        Field::Caret,
+        Field::Sound,
+        Field::FontSize,
+        Field::PreferredMode,
+        Field::InputMethod,
+    ];
+
+    /// What people call the field.
+    pub fn label(self) -> &'static str {
+        match self {
+            Field::DisplayName => "name",
+            Field::Theme => "theme",
+            Field::Caret => "caret",
+            Field::Sound => "key sound",
+            Field::FontSize => "font size",
+            Field::PreferredMode => "preferred mode",
+            Field::InputMethod => "input method",
+        }
+    }
+}
+
+/// One field with its value.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum FieldValue {
+    DisplayName(String),
+    Theme(Theme),
+    Caret(Caret),
+    Sound(bool),
+    FontSize(u8),
+    PreferredMode(Mode),
+    InputMethod(String),
+}
+
+impl FieldValue {
+    pub fn field(&self) -> Field {
+        match self {
+            FieldValue::DisplayName(_) => Field::DisplayName,
+            FieldValue::Theme(_) => Field::Theme,
+            FieldValue::Caret(_) => Field::Caret,
+            FieldValue::Sound(_) => Field::Sound,
+            FieldValue::FontSize(_) => Field::FontSize,
+            FieldValue::PreferredMode(_) => Field::PreferredMode,
+            FieldValue::InputMethod(_) => Field::InputMethod,
+        }
+    }
+}
+
+/// Some fields with values: what an operation changes, or the values it saw before
+/// (its `base`). On the wire it has the profile's shape with only those fields:
+/// `{"displayName": "Ann", "settings": {"theme": "dark"}}`.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct Changes {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub display_name: Option<String>,
+    #[serde(default, skip_serializing_if = "SettingsChanges::is_empty")]
+    pub settings: SettingsChanges,
+}
+
+/// The settings part of [`Changes`].
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct SettingsChanges {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub theme: Option<Theme>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub caret: Option<Caret>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sound: Option<bool>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub font_size: Option<u8>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub preferred_mode: Option<Mode>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub input_method: Option<String>,
+}
+
+impl SettingsChanges {
+    pub fn is_empty(&self) -> bool {
+        *self == SettingsChanges::default()
+    }
+}
+
+impl Changes {
+    /// The named fields with their values, in [`Field::ALL`] order.
+    pub fn values(&self) -> Vec<FieldValue> {
+        let s = &self.settings;
+        [
+            self.display_name.clone().map(FieldValue::DisplayName),
+            s.theme.map(FieldValue::Theme),
+            s.caret.map(FieldValue::Caret),
+            s.sound.map(FieldValue::Sound),
+            s.font_size.map(FieldValue::FontSize),
+            s.preferred_mode.map(FieldValue::PreferredMode),
+            s.input_method.clone().map(FieldValue::InputMethod),
+        ]
+        .into_iter()
+        .flatten()
+        .collect()
+    }
+
+    /// The named fields.
+    pub fn fields(&self) -> Vec<Field> {
+        self.values().iter().map(FieldValue::field).collect()
+    }
+
+    /// The value of `field`, if named.
+    pub fn get(&self, field: Field) -> Option<FieldValue> {
+        self.values()
+            .into_iter()
+            .find(|value| value.field() == field)
+    }
+
+    pub fn is_empty(&self) -> bool {
+        *self == Changes::default()
+    }
+
+    /// Names `value`'s field with that value.
+    pub fn insert(&mut self, value: FieldValue) {
+        let s = &mut self.settings;
+        match value {
+            FieldValue::DisplayName(name) => self.display_name = Some(name),
+            FieldValue::Theme(theme) => s.theme = Some(theme),
+            FieldValue::Caret(caret) => s.caret = Some(caret),
+            FieldValue::Sound(sound) => s.sound = Some(sound),
+            FieldValue::FontSize(size) => s.font_size = Some(size),
+            FieldValue::PreferredMode(mode) => s.preferred_mode = Some(mode),
+            FieldValue::InputMethod(label) => s.input_method = Some(label),
+        }
+    }
+
+    /// The changes a player may ask for, normalised: the name by the naming rules, the
+    /// font size within [`FONT_SIZES`], the input-method label trimmed, at most
+    /// [`INPUT_METHOD_MAX_CHARS`] clusters of the characters a name may hold.
+    pub fn validated(&self) -> Result<Changes, ChangeError> {
+        if self.is_empty() {
+            return Err(ChangeError::Empty);
+        }
+        let mut valid = self.clone();
+        if let Some(name) = &self.display_name {
+            valid.display_name = Some(
+                DisplayName::parse(name)
+                    .map_err(ChangeError::Name)?
+                    .into_string(),
+            );
+        }
+        if let Some(size) = self.settings.font_size
+            && !FONT_SIZES.contains(&size)
+        {
+            return Err(ChangeError::FontSize(size));
+        }
+        if let Some(label) = &self.settings.input_method {
+            let label = label.trim();
+            if label.graphemes(true).count() > INPUT_METHOD_MAX_CHARS
+                || has_refused_character(label)
+            {
+                return Err(ChangeError::InputMethod);
+            }
+            valid.settings.input_method = Some(label.to_owned());
+        }
+        Ok(valid)
+    }
+}
+
+impl FromIterator<FieldValue> for Changes {
+    fn from_iter<I: IntoIterator<Item = FieldValue>>(values: I) -> Self {
+        let mut changes = Changes::default();
+        for value in values {
+            changes.insert(value);
+        }
+        changes
+    }
+}
+
+/// Why a change is refused.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum ChangeError {
+    /// The operation changes nothing.
+    Empty,
+    Name(NameError),
+    FontSize(u8),
+    InputMethod,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn changes_travel_in_the_profiles_shape_with_only_their_fields() {
+        let changes: Changes = [
+            FieldValue::DisplayName("Ann".into()),
+            FieldValue::Theme(Theme::Dark),
+        ]
+        .into_iter()
+        .collect();
+        let wire = json!({ "displayName": "Ann", "settings": { "theme": "dark" } });
+        assert_eq!(serde_json::to_value(&changes).unwrap(), wire);
+        assert_eq!(serde_json::from_value::<Changes>(wire).unwrap(), changes);
+        assert_eq!(serde_json::to_value(Changes::default()).unwrap(), json!({}));
+        assert!(serde_json::from_value::<Changes>(json!({ "settings": { "colour": 1 } })).is_err());
+    }
+
+    #[test]
+    fn every_field_round_trips_through_a_profile_and_changes() {
+        let values = [
+            FieldValue::DisplayName("Бо".into()),
+            FieldValue::Theme(Theme::Light),
+            FieldValue::Caret(Caret::Block),
+            FieldValue::Sound(true),
+            FieldValue::FontSize(28),
+            FieldValue::PreferredMode(Mode::Zh),
+            FieldValue::InputMethod("键道".into()),
+        ];
+        let changes: Changes = values.iter().cloned().collect();
+        assert_eq!(changes.values(), values);
+        assert_eq!(changes.fields(), Field::ALL);
+        let profile = Profile::named("x").with(&changes);
+        for value in &values {
+            assert_eq!(&profile.get(value.field()), value);
+        }
+        assert_eq!(profile.base_for(&changes), changes);
+    }
+
+    #[test]
+    fn a_profile_without_settings_reads_with_the_defaults() {
+        let profile: Profile = serde_json::from_value(json!({ "displayName": "Ann" })).unwrap();
+        assert_eq!(profile, Profile::named("Ann"));
+        let partial: Profile = serde_json::from_value(
+            json!({ "displayName": "Ann", "settings": { "sound": true, "later": 1 } }),
+        )
+        .unwrap();
+        assert!(partial.settings.sound);
+        assert_eq!(partial.settings.font_size, Settings::default().font_size);
+    }
+
+    #[test]
+    fn validation_normalises_names_and_labels_and_refuses_the_rest() {
+        let name = |raw: &str| Changes {
+            display_name: Some(raw.into()),
+            ..Changes::default()
+        };
+        assert_eq!(
+            name("  Ann   Lee ")
+                .validated()
+                .unwrap()
+                .display_name
+                .as_deref(),
+            Some("Ann Lee")
+        );
+        assert!(matches!(
+            name("a\u{202E}b").validated(),
+            Err(ChangeError::Name(_))
+        ));
+        assert_eq!(Changes::default().validated(), Err(ChangeError::Empty));
+        let setting = |value| std::iter::once(value).collect::<Changes>().validated();
+        assert!(setting(FieldValue::FontSize(14)).is_ok());
+        assert!(setting(FieldValue::FontSize(32)).is_ok());
+        assert_eq!(
+            setting(FieldValue::FontSize(13)),
+            Err(ChangeError::FontSize(13))
+        );
+        assert_eq!(
+            setting(FieldValue::FontSize(33)),
+            Err(ChangeError::FontSize(33))
+        );
+        assert_eq!(
+            setting(FieldValue::InputMethod(" 小鹤双拼 ".into()))
+                .unwrap()
+                .settings
+                .input_method
+                .as_deref(),
+            Some("小鹤双拼")
+        );
+        assert!(setting(FieldValue::InputMethod(String::new())).is_ok());
+        assert_eq!(
+            setting(FieldValue::InputMethod("五".repeat(17))),
+            Err(ChangeError::InputMethod)
+        );
+        assert_eq!(
+            setting(FieldValue::InputMethod("a\u{0}b".into())),
+            Err(ChangeError::InputMethod)
+        );
+    }
+}

@@ -1,0 +1,17 @@
+//! The profile that follows the player (docs/profile.md): its fields and settings, how
+//! the server applies a change made on a device that had not seen the latest one, and
+//! the order a device sends its changes in.
+
+mod field;
+mod queue;
+mod resolve;
+mod settings;
+#[cfg(test)]
+mod tests;
+
+pub use field::{ChangeError, Changes, Field, FieldValue, Profile, SettingsChanges};
+pub use queue::{Confirmed, OperationState, ProfileQueue, QueuedOperation, Write};
+pub use resolve::{
+    Author, Conflict, Kept, Policy, ProfileOperation, ProfileRecord, Resolution, Stamp,
+};
+pub use settings::{Caret, FONT_SIZES, INPUT_METHOD_MAX_CHARS, Settings, Theme};

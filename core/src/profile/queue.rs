@@ -1,0 +1,278 @@
+//! The client's operation outbox (docs/profile.md, "Operation outbox"): the profile
+//! changes a device made and has not yet had answered, in the order it made them.
+//!
+//! Each operation gets its `operationId` (the `Idempotency-Key`) and its place in line
+//! when it is queued, and keeps both through every resend and restart. Only the head of
+//! the line is sent; the next goes once the head is answered, so the server sees a
+//! device's changes in the order the player made them. The page shows the profile as
+//! the server last confirmed it with every queued change applied on top, so a change
+//! shows at once, offline too.
+//!
+//! The queue does no I/O. Each step returns the [`Write`]s that make it durable; the
+//! caller stores them before it shows the step's result.
+
+use super::field::{Changes, Profile};
+use super::resolve::{Conflict, ProfileOperation};
+use crate::classify::{Disposition, Failure, Request};
+use crate::outbox::SyncState;
+use serde::{Deserialize, Serialize};
+use uuid::Uuid;
+
+/// The profile as the server last confirmed it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Confirmed {
+    pub version: i64,
+    pub profile: Profile,
+}
+
+/// Where an operation stands.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum OperationState {
+    /// In line, waiting for its turn or its next attempt.
+    Pending,
+    /// Sent and not yet answered. After a restart it is sent again with the same key.
+    Sending,
+    /// Answered, with a change of the player's dropped; kept to be shown until
+    /// dismissed.
+    Conflict,
+    /// Refused for good (a name another player has); kept to be shown until dismissed.
+    Failed,
+}
+
+/// One queued profile change, as stored.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct QueuedOperation {
+    /// Sent as the `Idempotency-Key`.
+    pub operation_id: Uuid,
+    /// Its place in line.
+    pub seq: u64,
+    pub payload: Changes,
+    pub base_version: i64,
+    pub base: Changes,
+    /// When the player made the change (the operation's `changedAt`), unix ms.
+    pub created_at: u64,
+    pub state: OperationState,
+    #[serde(flatten)]
+    pub sync: SyncState,
+    /// The conflicts a [`OperationState::Conflict`] operation met.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub conflicts: Vec<Conflict>,
+}
+
+impl QueuedOperation {
+    /// The request body.
+    pub fn request(&self) -> ProfileOperation {
+        ProfileOperation {
+            base_version: self.base_version,
+            base: self.base.clone(),
+            changes: self.payload.clone(),
+            changed_at: self.created_at,
+        }
+    }
+
+    /// Whether it was never sent: its body may still change.
+    fn is_unsent(&self) -> bool {
+        self.state == OperationState::Pending && self.sync.attempts == 0
+    }
+
+    /// Whether it is still in line to be sent.
+    pub fn is_queued(&self) -> bool {
+        matches!(
+            self.state,
+            OperationState::Pending | OperationState::Sending
+        )
+    }
+}
+
+/// What to store after a step.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Write {
+    /// Store this operation (new or changed), by its `seq`.
+    Put(QueuedOperation),
+    /// Remove the operation with this `seq`.
+    Delete(u64),
+    /// Store the confirmed profile.
+    Confirmed(Confirmed),
+}
+
+/// The confirmed profile and the device's operations, in `seq` order.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ProfileQueue {
+    confirmed: Confirmed,
+    operations: Vec<QueuedOperation>,
+}
+
+impl ProfileQueue {
+    /// The queue as stored.
+    pub fn new(confirmed: Confirmed, mut operations: Vec<QueuedOperation>) -> ProfileQueue {
+        operations.sort_by_key(|operation| operation.seq);
+        ProfileQueue {
+            confirmed,
+            operations,
+        }
+    }
+
+    pub fn confirmed(&self) -> &Confirmed {
+        &self.confirmed
+    }
+
+    /// Every stored operation, queued ones and those kept to be shown.
+    pub fn operations(&self) -> &[QueuedOperation] {
+        &self.operations
+    }
+
+    /// The operations still to be sent, in order.
+    pub fn queued(&self) -> impl Iterator<Item = &QueuedOperation> {
+        self.operations.iter().filter(|op| op.is_queued())
+    }
+
+    /// What the player sees: the confirmed profile with every queued change on top.
+    pub fn local(&self) -> Profile {
+        self.queued()
+            .fold(self.confirmed.profile.clone(), |profile, op| {
+                profile.with(&op.payload)
+            })
+    }
+
+    /// Queues a change the player made at `now_ms`, under `operation_id`. Fields that
+    /// already have the asked value are left out; `None` if that leaves nothing.
+    pub fn queue(&mut self, changes: &Changes, operation_id: Uuid, now_ms: u64) -> Option<Write> {
+        let local = self.local();
+        let payload: Changes = changes
+            .values()
+            .into_iter()
+            .filter(|value| local.get(value.field()) != *value)
+            .collect();
+        if payload.is_empty() {
+            return None;
+        }
+        let operation = QueuedOperation {
+            operation_id,
+            seq: self.operations.last().map_or(1, |last| last.seq + 1),
+            base: local.base_for(&payload),
+            payload,
+            base_version: self.confirmed.version,
+            created_at: now_ms,
+            state: OperationState::Pending,
+            sync: SyncState::default(),
+            conflicts: Vec::new(),
+        };
+        self.operations.push(operation.clone());
+        Some(Write::Put(operation))
+    }
+
+    /// The operation to send now: the head of the line, if it is due (strict order:
+    /// a head that waits holds back the rest).
+    pub fn next_due(&self, now_ms: u64, manual: bool) -> Option<&QueuedOperation> {
+        let head = self.queued().next()?;
+        let due = if manual {
+            true
+        } else {
+            !head.sync.blocked && crate::backoff::is_over(head.sync.next_attempt_at, now_ms)
+        };
+        due.then_some(head)
+    }
+
+    /// Marks the operation as sent, before it goes.
+    pub fn sending(&mut self, operation_id: Uuid) -> Option<Write> {
+        let operation = self.find(operation_id)?;
+        operation.state = OperationState::Sending;
+        Some(Write::Put(operation.clone()))
+    }
+
+    /// The server answered the operation: it leaves the line (kept, as a conflict, if
+    /// a change of the player's was dropped), the answer becomes the confirmed profile,
+    /// and the operations after it are rebased where the answer is what they saw.
+    pub fn applied(
+        &mut self,
+        operation_id: Uuid,
+        answer: Confirmed,
+        conflicts: Vec<Conflict>,
+    ) -> Vec<Write> {
+        let mut writes = Vec::new();
+        if let Some(index) = self
+            .operations
+            .iter()
+            .position(|op| op.operation_id == operation_id)
+        {
+            let lost: Vec<Conflict> = conflicts.into_iter().filter(Conflict::lost).collect();
+            if lost.is_empty() {
+                writes.push(Write::Delete(self.operations.remove(index).seq));
+            } else {
+                let operation = &mut self.operations[index];
+                operation.state = OperationState::Conflict;
+                operation.conflicts = lost;
+                writes.push(Write::Put(operation.clone()));
+            }
+        }
+        writes.extend(self.confirm(answer));
+        writes
+    }
+
+    /// The server's profile, from an answer or `GET /api/saves/me`. An older version
+    /// than the one confirmed is ignored. Operations never sent whose `base` equals the
+    /// new confirmed values take its version: they were made on top of what it holds.
+    /// One that was sent keeps its body, since a resend under its key must be the same
+    /// request.
+    pub fn confirm(&mut self, server: Confirmed) -> Vec<Write> {
+        if server.version < self.confirmed.version {
+            return Vec::new();
+        }
+        let mut writes = Vec::new();
+        if server != self.confirmed {
+            self.confirmed = server;
+            writes.push(Write::Confirmed(self.confirmed.clone()));
+        }
+        let confirmed = &self.confirmed;
+        for operation in self.operations.iter_mut().filter(|op| op.is_unsent()) {
+            if operation.base_version != confirmed.version
+                && confirmed.profile.base_for(&operation.base) == operation.base
+            {
+                operation.base_version = confirmed.version;
+                writes.push(Write::Put(operation.clone()));
+            }
+        }
+        writes
+    }
+
+    /// Sending the operation failed at `now_ms`; `jitter` in `[0, 1)` spreads the
+    /// backoff. A refusal for good takes it out of the line as
+    /// [`OperationState::Failed`], so the changes after it still go.
+    pub fn failed(
+        &mut self,
+        operation_id: Uuid,
+        request: Request,
+        failure: &Failure,
+        now_ms: u64,
+        jitter: f64,
+    ) -> Option<(Disposition, Write)> {
+        let operation = self.find(operation_id)?;
+        let disposition = operation
+            .sync
+            .record_failure(request, failure, now_ms, jitter);
+        operation.state = if disposition == Disposition::Blocked {
+            OperationState::Failed
+        } else {
+            OperationState::Pending
+        };
+        Some((disposition, Write::Put(operation.clone())))
+    }
+
+    /// The player read a conflict or a refusal: it is forgotten.
+    pub fn dismiss(&mut self, operation_id: Uuid) -> Option<Write> {
+        let index = self
+            .operations
+            .iter()
+            .position(|op| op.operation_id == operation_id && !op.is_queued())?;
+        Some(Write::Delete(self.operations.remove(index).seq))
+    }
+
+    fn find(&mut self, operation_id: Uuid) -> Option<&mut QueuedOperation> {
+        self.operations
+            .iter_mut()
+            .find(|op| op.operation_id == operation_id)
+    }
+}
