@@ -14,6 +14,7 @@
 use super::field::{Changes, Profile};
 use super::resolve::{Conflict, ProfileOperation};
 use crate::classify::{Disposition, Failure, Request};
+use crate::coalesce::FlushKind;
 use crate::outbox::SyncState;
 use serde::{Deserialize, Serialize};
 use uuid::Uuid;
@@ -164,16 +165,29 @@ impl ProfileQueue {
         Some(Write::Put(operation))
     }
 
-    /// The operation to send now: the head of the line, if it is due (strict order:
-    /// a head that waits holds back the rest).
-    pub fn next_due(&self, now_ms: u64, manual: bool) -> Option<&QueuedOperation> {
-        let head = self.queued().next()?;
-        let due = if manual {
-            true
-        } else {
-            !head.sync.blocked && crate::backoff::is_over(head.sync.next_attempt_at, now_ms)
-        };
-        due.then_some(head)
+    /// The operation a flush of `kind` sends now: the head of the line, if it is due
+    /// (strict order: a head that waits holds back the rest).
+    pub fn next_due(&self, now_ms: u64, kind: FlushKind) -> Option<&QueuedOperation> {
+        self.queued()
+            .next()
+            .filter(|head| head.sync.is_due(now_ms, kind))
+    }
+
+    /// When the head of the line is due again, if it waits.
+    pub fn next_retry_at(&self) -> Option<u64> {
+        self.queued()
+            .next()
+            .map(|head| head.sync.next_attempt_at)
+            .filter(|&at| at > 0)
+    }
+
+    /// The device now sends with another save (a new one after the server forgot the
+    /// old, or the player's after linking): its profile is the one confirmed, whatever
+    /// its version, and the line is rebased on it.
+    pub fn adopt(&mut self, server: Confirmed) -> Vec<Write> {
+        // Below every version, so `confirm` takes the new one.
+        self.confirmed.version = i64::MIN;
+        self.confirm(server)
     }
 
     /// Marks the operation as sent, before it goes.

@@ -4,6 +4,7 @@
 
 use super::*;
 use crate::classify::{Failure, Request};
+use crate::coalesce::FlushKind;
 use proptest::prelude::*;
 use std::collections::{BTreeMap, HashMap};
 use uuid::Uuid;
@@ -125,7 +126,7 @@ impl Device {
 
     /// Sends the head, if one is due; returns its key.
     fn send(&mut self, server: &mut Server, delivery: Delivery, now_ms: u64) -> Option<Uuid> {
-        let head = self.queue.next_due(now_ms, true)?.clone();
+        let head = self.queue.next_due(now_ms, FlushKind::Manual)?.clone();
         let write = self.queue.sending(head.operation_id);
         self.store(write);
         if delivery != Delivery::Cut {
@@ -228,7 +229,7 @@ fn a_cut_network_stops_the_line_and_it_resumes_with_the_same_keys() {
     assert_eq!((head.operation_id, head.sync.attempts), (first, 1));
     assert_eq!(head.state, OperationState::Pending);
     assert!(
-        device.queue.next_due(T0 + 3, false).is_none(),
+        device.queue.next_due(T0 + 3, FlushKind::Automatic).is_none(),
         "the head waits out its backoff, and the line behind it waits too"
     );
     device.restart();
@@ -288,7 +289,7 @@ fn a_change_queued_behind_a_sent_one_goes_on_the_answered_version() {
     let mut device = Device::new(&server, 0x600);
     let first = device.change(name("Bo"), T0 + 1).unwrap();
     // The first is on its way when the player changes the name again.
-    let head = device.queue.next_due(T0 + 2, false).unwrap().clone();
+    let head = device.queue.next_due(T0 + 2, FlushKind::Automatic).unwrap().clone();
     device.queue.sending(first);
     let second = device.change(name("Cy"), T0 + 3).unwrap();
     let queued_second = device.queue.queued().nth(1).unwrap().clone();
@@ -420,6 +421,28 @@ fn a_change_back_to_the_confirmed_value_is_still_queued_and_a_no_op_is_not() {
     device.change(name("Bo"), T0 + 1).unwrap();
     assert!(device.change(name("Ann"), T0 + 2).is_some());
     assert_eq!(device.queue.queued().count(), 2);
+}
+
+#[test]
+fn a_device_that_changes_save_adopts_its_profile_and_keeps_its_line() {
+    let mut server = Server::new();
+    let mut device = Device::new(&server, 0xB00);
+    device.change(name("Bo"), T0 + 1).unwrap();
+    device.drain(&mut server);
+    device.change(FieldValue::Sound(true), T0 + 2).unwrap();
+    // Linked to another player, whose profile is at version 1.
+    let mut other = Server::new();
+    other.reset_name("Dee", T0);
+    other.record.version = 1;
+    let writes = device.queue.adopt(other.confirmed());
+    assert!(writes.contains(&Write::Confirmed(other.confirmed())));
+    device.store(writes);
+    let queued = device.queue.queued().next().unwrap();
+    assert_eq!(queued.base_version, 1, "rebased: its base holds on the new save");
+    assert_eq!(device.local().display_name, "Dee");
+    assert!(device.local().settings.sound);
+    device.drain(&mut other);
+    assert!(other.record.profile.settings.sound);
 }
 
 /// One step of two devices' lives.
