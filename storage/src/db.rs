@@ -10,13 +10,15 @@ use web_sys::{IdbDatabase, IdbTransaction};
 
 /// The database name the app and its tests look for.
 pub const DATABASE: &str = "keydo";
-const VERSION: u32 = 1;
+/// The schema's version: 2 added `operations`.
+pub const SCHEMA_VERSION: u32 = 2;
 
 pub(crate) const META: &str = "meta";
 pub(crate) const HISTORY: &str = "history";
 pub(crate) const BESTS: &str = "bests";
 pub(crate) const OUTBOX: &str = "outbox";
-const STORES: [&str; 4] = [META, HISTORY, BESTS, OUTBOX];
+pub(crate) const OPERATIONS: &str = "operations";
+const STORES: [&str; 5] = [META, HISTORY, BESTS, OUTBOX, OPERATIONS];
 
 /// An open `keydo` database. Dropping it closes the connection, so no path, early
 /// returns and errors included, leaves one open to hold up a later schema upgrade.
@@ -43,7 +45,7 @@ impl Db {
     /// holds an older version open and does not close (a tab of an older release);
     /// the open then completes in the background and closes at once.
     pub async fn open_named(name: &str) -> Result<Db, StorageError> {
-        let mut request = Factory::new()?.open(name, Some(VERSION))?;
+        let mut request = Factory::new()?.open(name, Some(SCHEMA_VERSION))?;
         request.on_upgrade_needed(|event| {
             // Creating a store only fails outside an upgrade, which this is.
             if let Ok(database) = event.database() {

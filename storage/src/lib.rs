@@ -8,7 +8,10 @@
 //! - `history`: every finished game, by score id;
 //! - `bests`: the personal best per mode;
 //! - `outbox`: per (profile, mode, week) at most one sendable entry, merged best-only,
-//!   and beside it the entries the API refused.
+//!   and beside it the entries the API refused;
+//! - `operations`: the profile changes not yet answered, and those answered with a
+//!   conflict or refused, by their place in line (docs/profile.md); the profile the
+//!   server last confirmed is under `meta`.
 //!
 //! Every write is one readwrite transaction that the caller awaits to completion, so
 //! "saved" in the UI means committed; an aborted transaction is an error with its
@@ -18,10 +21,11 @@
 mod db;
 mod error;
 mod meta;
+mod operations;
 mod outbox;
 mod records;
 
-pub use db::{DATABASE, Db};
+pub use db::{DATABASE, Db, SCHEMA_VERSION};
 pub use error::StorageError;
 pub use meta::HeldResult;
 pub use records::{Credentials, Profile, Recorded, SaveStart};

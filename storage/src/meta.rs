@@ -222,7 +222,7 @@ pub(crate) async fn forget_delivered(
     Ok(())
 }
 
-async fn get<T: DeserializeOwned>(
+pub(crate) async fn get<T: DeserializeOwned>(
     meta: &ObjectStore,
     key: &str,
 ) -> Result<Option<T>, StorageError> {
@@ -232,7 +232,11 @@ async fn get<T: DeserializeOwned>(
         .transpose()
 }
 
-async fn put<T: Serialize>(meta: &ObjectStore, key: &str, value: &T) -> Result<(), StorageError> {
+pub(crate) async fn put<T: Serialize>(
+    meta: &ObjectStore,
+    key: &str,
+    value: &T,
+) -> Result<(), StorageError> {
     meta.put(&to_js(value)?, Some(&JsValue::from(key)))?.await?;
     Ok(())
 }

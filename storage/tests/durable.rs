@@ -45,9 +45,10 @@ async fn an_open_handle_makes_way_for_a_schema_upgrade() {
     let (db, name) = fresh_db().await;
     db.profile(PLAYED_AT).await.unwrap();
     // Another context (a newer release) upgrades the schema while `db` is open.
+    let next = keydo_storage::SCHEMA_VERSION + 1;
     let upgrade = js(&format!(
         "return new Promise((ok, fail) => {{
-           const open = indexedDB.open({name:?}, 2);
+           const open = indexedDB.open({name:?}, {next});
            open.onblocked = () => ok('blocked');
            open.onsuccess = () => {{ open.result.close(); ok('upgraded'); }};
            open.onerror = () => fail(open.error);

@@ -6,10 +6,12 @@ use crate::Transport;
 use crate::deadline::Deadline;
 use gloo_net::http::{Request, RequestBuilder, Response};
 use keydo_core::api::{
-    CreateSave, ErrorBody, IDEMPOTENCY_KEY_HEADER, Save, SaveCreated, ScoreAck, ScoreSubmission,
+    CreateSave, ErrorBody, IDEMPOTENCY_KEY_HEADER, ProfileAnswer, Save, SaveCreated, ScoreAck,
+    ScoreSubmission,
 };
 use keydo_core::classify::{Failure, REQUEST_TIMEOUT_MS};
 use keydo_core::outbox::OutboxEntry;
+use keydo_core::profile::QueuedOperation;
 use keydo_storage::Credentials;
 use serde::Serialize;
 use serde::de::DeserializeOwned;
@@ -20,14 +22,10 @@ use uuid::Uuid;
 pub struct Http;
 
 impl Transport for Http {
-    async fn create_save(&self, idempotency_key: Uuid) -> Result<Credentials, Failure> {
+    async fn create_save(&self, idempotency_key: Uuid) -> Result<SaveCreated, Failure> {
         let request = Request::post("/api/saves")
             .header(IDEMPOTENCY_KEY_HEADER, &idempotency_key.to_string());
-        let created: SaveCreated = send(request, Some(&CreateSave::default())).await?;
-        Ok(Credentials {
-            player_id: created.player_id,
-            token: created.token,
-        })
+        send(request, Some(&CreateSave::default())).await
     }
 
     async fn submit_score(
@@ -45,6 +43,16 @@ impl Transport for Http {
             None::<&()>,
         )
         .await
+    }
+
+    async fn patch_profile(
+        &self,
+        credentials: &Credentials,
+        operation: &QueuedOperation,
+    ) -> Result<ProfileAnswer, Failure> {
+        let request = authorized(Request::patch("/api/saves/me"), credentials)
+            .header(IDEMPOTENCY_KEY_HEADER, &operation.operation_id.to_string());
+        send(request, Some(&operation.request())).await
     }
 }
 

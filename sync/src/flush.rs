@@ -1,11 +1,14 @@
 //! One flush of the outbox: heal if due, then send every entry the trigger makes due,
-//! creating (or renewing, once) the save they need.
+//! creating (or renewing, once) the save they need, then the profile operations in
+//! line (docs/profile.md).
 
 use crate::{Http, Transport, lock};
+use keydo_core::backoff::MAX_DELAY_MS;
 use keydo_core::classify::{Disposition, Failure, Request, classify};
 use keydo_core::coalesce::FlushKind;
 use keydo_core::heal::is_heal_due;
 use keydo_core::outbox::{OutboxEntry, next_retry_at};
+use keydo_core::profile::Confirmed;
 use keydo_storage::{Credentials, Db, SaveStart, StorageError};
 use uuid::Uuid;
 
@@ -24,6 +27,12 @@ pub struct FlushReport {
     pub requeued: usize,
     /// Whether the server had forgotten the save, so a new one was made.
     pub renewed: bool,
+    /// Profile operations the server answered.
+    pub profile_sent: usize,
+    /// Of those, operations with a change of the player's dropped in a conflict.
+    pub profile_conflicts: usize,
+    /// Profile operations the API refused for good.
+    pub profile_refused: usize,
     /// When the earliest waiting entry is due again (unix ms), never later than the
     /// backoff cap from the end of the flush: a timer for it needs no clamping.
     pub next_retry_at: Option<u64>,
@@ -106,7 +115,14 @@ pub async fn flush_with(
             .filter(|e| requeued.contains(&e.score_id))
             .collect();
     }
-    flush.report.next_retry_at = next_retry_at(&db.outbox().await?, now_ms());
+    if unreachable.is_none() {
+        flush.send_profile(kind).await?;
+    }
+    let profile_retry_at = db.profile_queue().await?.next_retry_at();
+    flush.report.next_retry_at = next_retry_at(&db.outbox().await?, now_ms())
+        .into_iter()
+        .chain(profile_retry_at.map(|at| at.min(now_ms() + MAX_DELAY_MS)))
+        .min();
     Ok(flush.report)
 }
 
@@ -123,12 +139,34 @@ pub(crate) struct Flush<'a, T> {
 }
 
 impl<T: Transport> Flush<'_, T> {
-    /// Sends one entry, creating (or, after the API's `UNAUTHORIZED`, renewing) the
-    /// save it needs. The outer error is the database's; the inner one the request's.
+    /// Sends one entry. The outer error is the database's; the inner one the request's.
     async fn deliver(
         &mut self,
         entry: &OutboxEntry,
     ) -> Result<Result<(), (Request, Failure)>, SyncError> {
+        let sent = self
+            .with_save(async |transport, credentials| {
+                transport.submit_score(credentials, entry).await
+            })
+            .await?;
+        let Ok(ack) = sent else {
+            return Ok(sent.map(|_| ()));
+        };
+        self.db.remove_if_unchanged(entry).await?;
+        if ack.held {
+            self.db.note_held(entry).await?;
+            self.report.held += 1;
+        }
+        self.acked.push(entry.score_id);
+        Ok(Ok(()))
+    }
+
+    /// Makes one authenticated request, creating (or, after the API's `UNAUTHORIZED`,
+    /// renewing) the save it needs.
+    pub(crate) async fn with_save<R>(
+        &mut self,
+        send: impl AsyncFn(&T, &Credentials) -> Result<R, Failure>,
+    ) -> Result<Result<R, (Request, Failure)>, SyncError> {
         loop {
             let credentials = match self.credentials {
                 Some(credentials) => credentials,
@@ -140,16 +178,8 @@ impl<T: Transport> Flush<'_, T> {
             let request = Request::Authenticated {
                 save_renewed: self.renewed,
             };
-            match self.transport.submit_score(&credentials, entry).await {
-                Ok(ack) => {
-                    self.db.remove_if_unchanged(entry).await?;
-                    if ack.held {
-                        self.db.note_held(entry).await?;
-                        self.report.held += 1;
-                    }
-                    self.acked.push(entry.score_id);
-                    return Ok(Ok(()));
-                }
+            match send(self.transport, &credentials).await {
+                Ok(answer) => return Ok(Ok(answer)),
                 Err(failure) if classify(request, &failure) == Disposition::RenewSave => {
                     self.renew(&credentials).await?;
                 }
@@ -169,8 +199,19 @@ impl<T: Transport> Flush<'_, T> {
             SaveStart::Create { idempotency_key } => idempotency_key,
         };
         match self.transport.create_save(idempotency_key).await {
-            Ok(created) => {
+            Ok(save) => {
+                let created = Credentials {
+                    player_id: save.player_id,
+                    token: save.token,
+                };
                 self.db.set_credentials(&created).await?;
+                let confirmed = Confirmed {
+                    version: save.version,
+                    profile: save.profile,
+                };
+                self.db
+                    .update_profile_queue(|queue| ((), queue.adopt(confirmed)))
+                    .await?;
                 // A new save holds nothing yet and this flush sends what is pending;
                 // after a renewal the flush re-queues the delivered bests too. So the
                 // next daily heal is due a day from now.

@@ -6,6 +6,7 @@ use crate::Transport;
 use crate::flush::{Flush, SyncError, now_ms};
 use keydo_core::classify::{Disposition, Failure, Request, classify};
 use keydo_core::heal::missing_on_server;
+use keydo_core::profile::Confirmed;
 use keydo_core::week::week_of;
 use uuid::Uuid;
 
@@ -21,6 +22,13 @@ impl<T: Transport> Flush<'_, T> {
         };
         match self.transport.fetch_save(&credentials).await {
             Ok(save) => {
+                let confirmed = Confirmed {
+                    version: save.version,
+                    profile: save.profile.clone(),
+                };
+                self.db
+                    .update_profile_queue(|queue| ((), queue.confirm(confirmed)))
+                    .await?;
                 let delivered = self.db.delivered().await?;
                 let missing = missing_on_server(save.week, &save.bests, &delivered);
                 self.report.requeued += self.db.requeue(&missing).await?.len();

@@ -15,6 +15,7 @@ mod deadline;
 mod flush;
 mod heal;
 mod lock;
+mod profile;
 mod transport;
 
 pub use client::Http;

@@ -1,9 +1,10 @@
-//! The three API calls the sync makes, as a seam: the flush talks to a [`Transport`],
+//! The API calls the sync makes, as a seam: the flush talks to a [`Transport`],
 //! the real one over HTTP ([`crate::Http`]) or a scripted one in tests.
 
-use keydo_core::api::{Save, ScoreAck};
+use keydo_core::api::{ProfileAnswer, Save, SaveCreated, ScoreAck};
 use keydo_core::classify::Failure;
 use keydo_core::outbox::OutboxEntry;
+use keydo_core::profile::QueuedOperation;
 use keydo_storage::Credentials;
 use uuid::Uuid;
 
@@ -14,7 +15,7 @@ use uuid::Uuid;
 pub trait Transport {
     /// `POST /api/saves` with a generated name, sending `idempotency_key` so a resend
     /// after a lost answer returns the same save.
-    async fn create_save(&self, idempotency_key: Uuid) -> Result<Credentials, Failure>;
+    async fn create_save(&self, idempotency_key: Uuid) -> Result<SaveCreated, Failure>;
 
     /// `POST /api/scores` for one outbox entry.
     async fn submit_score(
@@ -25,4 +26,12 @@ pub trait Transport {
 
     /// `GET /api/saves/me`: the save and the bests the server holds for it.
     async fn fetch_save(&self, credentials: &Credentials) -> Result<Save, Failure>;
+
+    /// `PATCH /api/saves/me` for one profile operation, under its `operationId` as the
+    /// `Idempotency-Key`.
+    async fn patch_profile(
+        &self,
+        credentials: &Credentials,
+        operation: &QueuedOperation,
+    ) -> Result<ProfileAnswer, Failure>;
 }

@@ -10,11 +10,12 @@
 mod common;
 
 use keydo_core::Mode;
-use keydo_core::api::{Profile, Save, ScoreAck, ServerBest};
+use keydo_core::api::{Profile, ProfileAnswer, Save, SaveCreated, ScoreAck, ServerBest};
 use keydo_core::classify::{ErrorCode, Failure};
 use keydo_core::coalesce::FlushKind;
 use keydo_core::heal::HEAL_INTERVAL_MS;
 use keydo_core::outbox::OutboxEntry;
+use keydo_core::profile::{FieldValue, ProfileRecord, QueuedOperation, Theme};
 use keydo_core::week::week_of;
 use keydo_storage::{Credentials, Db};
 use keydo_sync::{Transport, flush_with};
@@ -31,6 +32,7 @@ enum Call {
     CreateSave(Uuid),
     Submit { token: Uuid, score_id: Uuid },
     FetchSave(Uuid),
+    Patch(Uuid),
 }
 
 #[derive(Default)]
@@ -46,6 +48,12 @@ struct Scripted {
     bests: RefCell<HashMap<Mode, i64>>,
     /// Values above this are accepted but held for review (docs/replay.md).
     holds_above: RefCell<Option<i64>>,
+    patch_failures: RefCell<VecDeque<Failure>>,
+    /// The profile, and the answer kept per `Idempotency-Key`.
+    profile: RefCell<Option<ProfileRecord>>,
+    profile_answers: RefCell<HashMap<Uuid, ProfileAnswer>>,
+    /// Lose the answer to the next profile operation after applying it.
+    lose_next_patch_answer: RefCell<bool>,
     /// Restore the server from an empty backup after this many more scores.
     restore_after_scores: RefCell<Option<usize>>,
 }
@@ -87,7 +95,7 @@ fn unknown_save() -> Failure {
 }
 
 impl Transport for Scripted {
-    async fn create_save(&self, idempotency_key: Uuid) -> Result<Credentials, Failure> {
+    async fn create_save(&self, idempotency_key: Uuid) -> Result<SaveCreated, Failure> {
         self.calls
             .borrow_mut()
             .push(Call::CreateSave(idempotency_key));
@@ -103,7 +111,17 @@ impl Transport for Scripted {
                 token: Uuid::new_v4(),
             });
         self.known_tokens.borrow_mut().push(save.token);
-        Ok(save)
+        let record = self
+            .profile
+            .borrow_mut()
+            .get_or_insert_with(|| ProfileRecord::new(Profile::named("Tester")))
+            .clone();
+        Ok(SaveCreated {
+            player_id: save.player_id,
+            token: save.token,
+            version: record.version,
+            profile: record.profile,
+        })
     }
 
     async fn submit_score(
@@ -165,9 +183,7 @@ impl Transport for Scripted {
         Ok(Save {
             player_id: credentials.player_id,
             version: 1,
-            profile: Profile {
-                display_name: "Tester".into(),
-            },
+            profile: Profile::named("Tester"),
             week: week_of(js_sys::Date::now() as i64),
             bests: self
                 .bests
@@ -180,6 +196,41 @@ impl Transport for Scripted {
                 })
                 .collect(),
         })
+    }
+
+    async fn patch_profile(
+        &self,
+        credentials: &Credentials,
+        operation: &QueuedOperation,
+    ) -> Result<ProfileAnswer, Failure> {
+        self.calls
+            .borrow_mut()
+            .push(Call::Patch(operation.operation_id));
+        if let Some(failure) = self.patch_failures.borrow_mut().pop_front() {
+            return Err(failure);
+        }
+        if !self.known_tokens.borrow().contains(&credentials.token) {
+            return Err(unknown_save());
+        }
+        let answer = self
+            .profile_answers
+            .borrow_mut()
+            .entry(operation.operation_id)
+            .or_insert_with(|| {
+                let mut profile = self.profile.borrow_mut();
+                let resolution = profile.as_ref().unwrap().resolve(&operation.request());
+                *profile = Some(resolution.record.clone());
+                ProfileAnswer {
+                    version: resolution.record.version,
+                    profile: resolution.record.profile,
+                    conflicts: resolution.conflicts,
+                }
+            })
+            .clone();
+        if self.lose_next_patch_answer.replace(false) {
+            return Err(Failure::Network);
+        }
+        Ok(answer)
     }
 }
 
@@ -552,4 +603,101 @@ async fn an_unreachable_heal_sends_nothing_and_tries_again_next_time() {
         .unwrap();
     assert_eq!(report.delivered, 1);
     assert!(db.healed_at().await.unwrap() > Some(day_ago));
+}
+
+/// Queues a profile change as the page does.
+async fn change(db: &Db, value: FieldValue) -> Uuid {
+    let id = Uuid::new_v4();
+    let changes = std::iter::once(value).collect();
+    let now = js_sys::Date::now() as u64;
+    db.update_profile_queue(|queue| ((), queue.queue(&changes, id, now).into_iter().collect()))
+        .await
+        .unwrap();
+    id
+}
+
+fn patched(server: &Scripted) -> Vec<Uuid> {
+    server
+        .calls()
+        .into_iter()
+        .filter_map(|c| match c {
+            Call::Patch(id) => Some(id),
+            _ => None,
+        })
+        .collect()
+}
+
+#[wasm_bindgen_test]
+async fn profile_changes_go_in_order_after_the_save_is_made_and_a_lost_answer_applies_once() {
+    let (db, _) = db_with(&[]).await;
+    let first = change(&db, FieldValue::DisplayName("Ann".into())).await;
+    let second = change(&db, FieldValue::Theme(Theme::Dark)).await;
+    assert_eq!(
+        db.profile_queue().await.unwrap().local().display_name,
+        "Ann"
+    );
+    let server = Scripted::default();
+    server
+        .patch_failures
+        .borrow_mut()
+        .push_back(Failure::Network);
+    let report = flush_with(&db, &server, FlushKind::Automatic)
+        .await
+        .unwrap();
+    assert_eq!(report.profile_sent, 0);
+    assert!(
+        report.next_retry_at.is_some(),
+        "the head waits out a backoff"
+    );
+    assert_eq!(patched(&server), [first], "the line stops at its head");
+
+    *server.lose_next_patch_answer.borrow_mut() = true;
+    let report = flush_with(&db, &server, FlushKind::Manual).await.unwrap();
+    assert_eq!(report.profile_sent, 0);
+    let report = flush_with(&db, &server, FlushKind::Manual).await.unwrap();
+    assert_eq!(report.profile_sent, 2);
+    assert_eq!(patched(&server), [first, first, first, second]);
+    let record = server.profile.borrow().clone().unwrap();
+    assert_eq!(
+        record.version, 3,
+        "applied once each, the resend answered from the record"
+    );
+    assert_eq!(record.profile.display_name, "Ann");
+    let queue = db.profile_queue().await.unwrap();
+    assert_eq!(queue.queued().count(), 0);
+    assert_eq!(queue.confirmed().version, 3);
+    assert_eq!(queue.local(), record.profile);
+}
+
+#[wasm_bindgen_test]
+async fn a_refused_profile_change_leaves_the_line_for_the_next() {
+    let (db, _) = db_with(&[]).await;
+    let refused = change(&db, FieldValue::DisplayName("Taken".into())).await;
+    let next = change(&db, FieldValue::Sound(true)).await;
+    let server = Scripted::default();
+    server
+        .patch_failures
+        .borrow_mut()
+        .push_back(Failure::http(422, Some("NAME_TAKEN"), None));
+    let report = flush_with(&db, &server, FlushKind::Automatic)
+        .await
+        .unwrap();
+    assert_eq!((report.profile_refused, report.profile_sent), (1, 1));
+    assert_eq!(patched(&server), [refused, next]);
+    let queue = db.profile_queue().await.unwrap();
+    let kept: Vec<_> = queue
+        .operations()
+        .iter()
+        .map(|op| (op.operation_id, op.state))
+        .collect();
+    assert_eq!(
+        kept,
+        [(refused, keydo_core::profile::OperationState::Failed)]
+    );
+    assert_eq!(
+        queue.local().display_name,
+        "Tester",
+        "the refused name is not shown"
+    );
+    assert!(queue.local().settings.sound);
 }

@@ -229,7 +229,10 @@ fn a_cut_network_stops_the_line_and_it_resumes_with_the_same_keys() {
     assert_eq!((head.operation_id, head.sync.attempts), (first, 1));
     assert_eq!(head.state, OperationState::Pending);
     assert!(
-        device.queue.next_due(T0 + 3, FlushKind::Automatic).is_none(),
+        device
+            .queue
+            .next_due(T0 + 3, FlushKind::Automatic)
+            .is_none(),
         "the head waits out its backoff, and the line behind it waits too"
     );
     device.restart();
@@ -289,7 +292,11 @@ fn a_change_queued_behind_a_sent_one_goes_on_the_answered_version() {
     let mut device = Device::new(&server, 0x600);
     let first = device.change(name("Bo"), T0 + 1).unwrap();
     // The first is on its way when the player changes the name again.
-    let head = device.queue.next_due(T0 + 2, FlushKind::Automatic).unwrap().clone();
+    let head = device
+        .queue
+        .next_due(T0 + 2, FlushKind::Automatic)
+        .unwrap()
+        .clone();
     device.queue.sending(first);
     let second = device.change(name("Cy"), T0 + 3).unwrap();
     let queued_second = device.queue.queued().nth(1).unwrap().clone();
@@ -438,7 +445,10 @@ fn a_device_that_changes_save_adopts_its_profile_and_keeps_its_line() {
     assert!(writes.contains(&Write::Confirmed(other.confirmed())));
     device.store(writes);
     let queued = device.queue.queued().next().unwrap();
-    assert_eq!(queued.base_version, 1, "rebased: its base holds on the new save");
+    assert_eq!(
+        queued.base_version, 1,
+        "rebased: its base holds on the new save"
+    );
     assert_eq!(device.local().display_name, "Dee");
     assert!(device.local().settings.sound);
     device.drain(&mut other);
