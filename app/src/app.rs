@@ -1,9 +1,11 @@
 //! The top-level component: starts the services (the page's I/O), then lays out the
-//! title, the offline shell's status, the game, and (a task later) the sync status and
-//! the leaderboards.
+//! title, the offline shell's status, the game, and (a task later) the sync status, the
+//! leaderboards and the profile.
 
+use crate::appearance;
 use crate::game::Game;
 use crate::leaderboard::Leaderboard;
+use crate::profile_panel::ProfilePanel;
 use crate::services;
 use crate::shell_status::ShellStatus;
 use crate::sync_status::SyncStatus;
@@ -13,6 +15,7 @@ use std::time::Duration;
 #[component]
 pub fn App() -> impl IntoView {
     services::provide();
+    appearance::follow_settings();
     // The panels below the game are drawn in a task of their own, after the first one
     // has drawn the game: the page's first long task is shorter, and they appear below
     // everything, so nothing moves.
@@ -26,7 +29,7 @@ pub fn App() -> impl IntoView {
         <main>
             <Game/>
             <aside class="side">
-                {move || panels.get().then(|| view! { <SyncStatus/> <Leaderboard/> })}
+                {move || panels.get().then(|| view! { <SyncStatus/> <Leaderboard/> <ProfilePanel/> })}
             </aside>
         </main>
     }

@@ -6,6 +6,7 @@
 //! their rank is shown even when it is below the list.
 
 use crate::services::api::{self, BoardUnavailable};
+use crate::services::profile::ProfileService;
 use crate::services::sync::Coordinator;
 use keydo_core::Mode;
 use keydo_core::api::{Board, Leaderboard as Fetched, OwnRank};
@@ -18,11 +19,15 @@ pub fn Leaderboard() -> impl IntoView {
     let sync_view = expect_context::<Coordinator>().view();
     // Changes whenever the outbox does, so a delivered score shows up.
     let outbox_changed = Memo::new(move |_| sync_view.with(|v| v.pending));
+    // And whenever the server confirms a profile change, so a new name shows.
+    let profile = expect_context::<ProfileService>().view();
+    let profile_version = Memo::new(move |_| profile.with(|v| v.version));
     let (mode, set_mode) = signal(Mode::Time);
     let (board, set_board) = signal(Board::Weekly);
     let (refreshes, set_refreshes) = signal(0u32);
     let fetched = LocalResource::new(move || {
         outbox_changed.track();
+        profile_version.track();
         refreshes.track();
         api::leaderboard(mode.get(), board.get())
     });

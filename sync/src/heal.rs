@@ -8,6 +8,7 @@ use keydo_core::classify::{Disposition, Failure, Request, classify};
 use keydo_core::heal::missing_on_server;
 use keydo_core::profile::Confirmed;
 use keydo_core::week::week_of;
+use keydo_storage::Db;
 use uuid::Uuid;
 
 impl<T: Transport> Flush<'_, T> {
@@ -50,12 +51,19 @@ impl<T: Transport> Flush<'_, T> {
     /// After a renewal: the new save lacks every delivered best but those it has
     /// acknowledged since. Returns the ids re-queued.
     pub(crate) async fn requeue_for_new_save(&mut self) -> Result<Vec<Uuid>, SyncError> {
-        let delivered = self.db.delivered().await?;
-        let mut missing = missing_on_server(week_of(now_ms() as i64), &[], &delivered);
-        missing.retain(|e| !self.acked.contains(&e.score_id));
-        let requeued = self.db.requeue(&missing).await?;
+        let requeued = requeue_delivered(self.db, &self.acked).await?;
         self.report.requeued += requeued.len();
-        self.db.set_healed_at(now_ms()).await?;
         Ok(requeued)
     }
+}
+
+/// Puts every delivered best back into the outbox but those in `acked`: the save now
+/// in use lacks them. Returns the ids re-queued.
+pub(crate) async fn requeue_delivered(db: &Db, acked: &[Uuid]) -> Result<Vec<Uuid>, SyncError> {
+    let delivered = db.delivered().await?;
+    let mut missing = missing_on_server(week_of(now_ms() as i64), &[], &delivered);
+    missing.retain(|e| !acked.contains(&e.score_id));
+    let requeued = db.requeue(&missing).await?;
+    db.set_healed_at(now_ms()).await?;
+    Ok(requeued)
 }

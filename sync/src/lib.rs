@@ -22,8 +22,10 @@ pub use client::Http;
 pub use flush::{FlushReport, SyncError, flush_outbox, flush_with};
 pub use transport::Transport;
 
+use keydo_core::api::SaveCreated;
 use keydo_core::outbox::OutboxEntry;
-use keydo_storage::Db;
+use keydo_core::profile::{Confirmed, ProfileQueue};
+use keydo_storage::{Credentials, Db};
 use uuid::Uuid;
 
 /// The player discards a blocked result: it leaves the outbox for good (its history
@@ -32,4 +34,46 @@ use uuid::Uuid;
 /// delivered it meanwhile, or another tab discarded it).
 pub async fn discard_blocked(score_id: Uuid) -> Result<Option<OutboxEntry>, SyncError> {
     Db::open().await?.discard_blocked(score_id).await
+}
+
+/// This device now plays as another save: the player's, after linking it with a code
+/// from their other device (docs/profile.md, "Devices"). Its profile becomes the one
+/// confirmed, and every best this device delivered goes into the outbox again, so
+/// the next flush sends it to that player and nothing earned here is lost. Returns
+/// how many were re-queued.
+pub async fn adopt_save(save: SaveCreated) -> Result<usize, SyncError> {
+    let db = Db::open().await?;
+    db.set_credentials(&Credentials {
+        player_id: save.player_id,
+        token: save.token,
+    })
+    .await?;
+    let confirmed = Confirmed {
+        version: save.version,
+        profile: save.profile,
+    };
+    db.update_profile_queue(|queue| ((), queue.adopt(confirmed)))
+        .await?;
+    Ok(heal::requeue_delivered(&db, &[]).await?.len())
+}
+
+/// Reads the profile from the server (`GET /api/saves/me`) into the queue's confirmed
+/// profile, so changes made on the player's other devices show here. `None` when there
+/// is no save yet or the server could not be asked; the page asks again later.
+pub async fn refresh_profile() -> Result<Option<ProfileQueue>, SyncError> {
+    let db = Db::open().await?;
+    let Some(credentials) = db.credentials().await? else {
+        return Ok(None);
+    };
+    let Ok(save) = Http.fetch_save(&credentials).await else {
+        return Ok(None);
+    };
+    let confirmed = Confirmed {
+        version: save.version,
+        profile: save.profile,
+    };
+    let (_, queue) = db
+        .update_profile_queue(|queue| ((), queue.confirm(confirmed)))
+        .await?;
+    Ok(Some(queue))
 }

@@ -7,10 +7,13 @@
 //! candidate window anchored to it) and the game scores nothing until the commit.
 //! Backspace is taken from `keydown` because an empty field fires no `beforeinput` for
 //! it; keyboards that send no key name (many virtual keyboards) reach the
-//! `deleteContentBackward` branch instead.
+//! `deleteContentBackward` branch instead. Every key press clicks when the player's
+//! settings ask for it.
 
+mod click;
 mod edits;
 
+use crate::services::profile::ProfileService;
 use keydo_core::Edit;
 use leptos::html::Input;
 use leptos::prelude::*;
@@ -37,7 +40,11 @@ pub fn TypingInput(
             on_edit(edit, event_time(&event));
         }
     };
+    let profile = use_context::<ProfileService>().map(|service| service.view());
     let on_keydown = move |event: KeyboardEvent| {
+        if profile.is_some_and(|view| view.with_untracked(|v| v.profile.settings.sound)) {
+            click::play();
+        }
         let ctrl_or_alt = event.ctrl_key() || event.alt_key();
         if let Some(edit) = edits::keydown(&event.key(), ctrl_or_alt, event.is_composing()) {
             event.prevent_default();

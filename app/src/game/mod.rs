@@ -15,6 +15,7 @@ mod result;
 mod seed;
 mod texts;
 
+use crate::services::profile::ProfileService;
 use keydo_core::Mode;
 use leptos::ev;
 use leptos::prelude::*;
@@ -39,6 +40,23 @@ pub fn Game() -> impl IntoView {
         set_mode.set(chosen);
         restart();
     };
+    // The page opens in the player's preferred mode, once the profile is read, unless
+    // a game was already played or another mode picked.
+    if let Some(profile) = use_context::<ProfileService>() {
+        let view = profile.view();
+        let preferred = Memo::new(move |_| {
+            view.with(|v| v.loaded.then_some(v.profile.settings.preferred_mode))
+        });
+        Effect::new(move || {
+            if let Some(preferred) = preferred.get()
+                && round.get_untracked() == 0
+                && finished.with_untracked(Option::is_none)
+                && mode.get_untracked() == Mode::Time
+            {
+                set_mode.set(preferred);
+            }
+        });
+    }
     let on_escape = window_event_listener(ev::keydown, move |event| {
         // Esc also cancels an IME composition: that one is the IME's.
         if event.key() == "Escape" && !event.is_composing() {

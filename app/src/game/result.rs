@@ -8,6 +8,7 @@
 
 use super::chart::SpeedChart;
 use super::play::Finished;
+use crate::services::profile::ProfileService;
 use crate::services::records::{Records, Saving};
 use crate::services::sync::Coordinator;
 use crate::wording;
@@ -84,6 +85,20 @@ pub fn ResultScreen(finished: Finished, on_restart: impl Fn() + Copy + 'static) 
             ("typed", "Characters", typed.to_string()),
             ("errors", "Errors", stats.errors.to_string()),
         ]),
+    }
+    // The player's input method, from their settings: 跟打 results are read with it.
+    let input_method = (mode.language() == Language::Chinese)
+        .then(|| {
+            use_context::<ProfileService>().map(|profile| {
+                profile
+                    .view()
+                    .with_untracked(|v| v.profile.settings.input_method.clone())
+            })
+        })
+        .flatten()
+        .filter(|label| !label.is_empty());
+    if let Some(label) = input_method {
+        rows.push(("input-method", "输入法", label));
     }
     let rows = rows
         .into_iter()

@@ -1,12 +1,15 @@
-//! Every `/api` call the page makes itself: the leaderboards. (The sync's calls —
-//! creating a save, sending scores — live in `keydo-sync`, which the service worker
-//! shares.) One place adds the player's token, bounds the wait, and reads the API's
-//! error body (docs/api.md).
+//! Every `/api` call the page makes itself: the leaderboards and the player's devices.
+//! (The sync's calls — creating a save, sending scores and profile changes — live in
+//! `keydo-sync`, which the service worker shares.) One place adds the player's token,
+//! bounds the wait, and reads the API's error body (docs/api.md).
 
 use super::records;
-use gloo_net::http::{Request, Response};
+use gloo_net::http::{Request, RequestBuilder, Response};
 use keydo_core::Mode;
-use keydo_core::api::{Board, ErrorBody, Leaderboard};
+use keydo_core::api::{
+    Board, Devices, ErrorBody, IDEMPOTENCY_KEY_HEADER, Leaderboard, LinkCode, LinkDevice,
+    SaveCreated,
+};
 use keydo_core::classify::REQUEST_TIMEOUT_MS;
 use leptos::prelude::*;
 use serde::de::DeserializeOwned;
@@ -67,24 +70,106 @@ pub async fn leaderboard(mode: Mode, board: Board) -> Result<Leaderboard, BoardU
     })
 }
 
+/// `POST /api/devices/link-codes`: a one-time code for the player's other device.
+pub async fn link_code() -> Result<LinkCode, String> {
+    let token = own_token().await?;
+    let request = Request::post("/api/devices/link-codes");
+    call(request, Some(token), Some(&serde_json::json!({})))
+        .await
+        .map_err(|error| error.in_words())
+}
+
+/// `POST /api/devices`: this device joins the player whose device shows `code`. It
+/// sends its own token too, so the server folds this device's save into that player.
+pub async fn link_device(code: &str, idempotency_key: Uuid) -> Result<SaveCreated, String> {
+    let token = records::credentials().await.map(|c| c.token);
+    let request =
+        Request::post("/api/devices").header(IDEMPOTENCY_KEY_HEADER, &idempotency_key.to_string());
+    let body = LinkDevice {
+        code: code.trim().to_owned(),
+    };
+    call(request, token, Some(&body))
+        .await
+        .map_err(|error| error.in_words())
+}
+
+/// `GET /api/devices`: the player's devices, oldest first.
+pub async fn devices() -> Result<Devices, String> {
+    let token = own_token().await?;
+    call(Request::get("/api/devices"), Some(token), None::<&()>)
+        .await
+        .map_err(|error| error.in_words())
+}
+
+/// `DELETE /api/devices/{id}`: that device's token stops working.
+pub async fn revoke(device: Uuid) -> Result<(), String> {
+    let token = own_token().await?;
+    let request = Request::delete(&format!("/api/devices/{device}"));
+    call::<serde_json::Value>(request, Some(token), None::<&()>)
+        .await
+        .map(|_| ())
+        .map_err(|error| error.in_words())
+}
+
+/// The save's token; devices exist once the first sync has made a save.
+async fn own_token() -> Result<Uuid, String> {
+    records::credentials()
+        .await
+        .map(|c| c.token)
+        .ok_or_else(|| {
+            "This device has not reached the server yet: play a game online first.".to_owned()
+        })
+}
+
+impl CallError {
+    /// What the player reads.
+    fn in_words(self) -> String {
+        match self {
+            CallError::Network => "The server cannot be reached: are you online?".to_owned(),
+            CallError::Timeout => "The server did not answer in time. Try again.".to_owned(),
+            CallError::InvalidResponse => {
+                "The answer could not be read (a sign-in page of the network?).".to_owned()
+            }
+            CallError::Status { message, status } => {
+                message.unwrap_or_else(|| format!("The server answered with status {status}."))
+            }
+        }
+    }
+}
+
 /// A `GET` of `path`, with `token` as the bearer, answered within [`TIMEOUT`].
 async fn get<T: DeserializeOwned>(path: &str, token: Option<Uuid>) -> Result<T, CallError> {
-    let mut request = Request::get(path);
+    call(Request::get(path), token, None::<&()>).await
+}
+
+/// Sends `request` (with `token` as the bearer and `body` as JSON) and reads its JSON
+/// answer (an empty one reads as `null`), within [`TIMEOUT`].
+async fn call<T: DeserializeOwned>(
+    mut request: RequestBuilder,
+    token: Option<Uuid>,
+    body: Option<&impl serde::Serialize>,
+) -> Result<T, CallError> {
     if let Some(token) = token {
         request = request.header("Authorization", &format!("Bearer {token}"));
     }
     let deadline = Deadline::start();
     let request = request.abort_signal(deadline.signal().as_ref());
     let answer = async {
-        let response = request.send().await.map_err(|_| CallError::Network)?;
-        if response.ok() {
-            response
-                .json()
-                .await
-                .map_err(|_| CallError::InvalidResponse)
-        } else {
-            Err(error_of(response).await)
+        let request = match body {
+            Some(body) => request.json(body),
+            None => request.build(),
         }
+        .map_err(|_| CallError::InvalidResponse)?;
+        let response = request.send().await.map_err(|_| CallError::Network)?;
+        if !response.ok() {
+            return Err(error_of(response).await);
+        }
+        let text = response
+            .text()
+            .await
+            .map_err(|_| CallError::InvalidResponse)?;
+        let text = if text.is_empty() { "null" } else { &text };
+        serde_json::from_str(text).map_err(|_| CallError::InvalidResponse)
     }
     .await;
     // An aborted request fails like a lost connection: the deadline tells them apart.

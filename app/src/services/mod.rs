@@ -2,8 +2,9 @@
 //! leaves the page's memory goes through here:
 //! - [`records`]: the browser database (IndexedDB `keydo`, through `keydo-storage`):
 //!   finished games, personal bests, what the sync status shows of the outbox;
-//! - [`api`]: every `/api` call the page makes itself (the leaderboards), with the
-//!   token, a timeout and the API's error body read in one place;
+//! - [`api`]: every `/api` call the page makes itself (the leaderboards, the
+//!   devices), with the token, a timeout and the API's error body read in one place;
+//! - [`profile`]: the name and settings, changed through the operation outbox;
 //! - [`sync`]: the coordinator that decides when `keydo-sync` flushes the outbox;
 //! - [`shell`]: the service worker (registration, updates) and persistent storage;
 //! - [`texts`]: the text corpora the prompts are made from.
@@ -11,6 +12,7 @@
 //! [`provide`] starts them once and puts the stateful ones in Leptos context.
 
 pub mod api;
+pub mod profile;
 pub mod records;
 pub mod shell;
 pub mod sync;
@@ -20,12 +22,13 @@ use gloo_events::EventListener;
 use leptos::prelude::*;
 use web_sys::VisibilityState;
 
-/// Starts every service and provides [`sync::Coordinator`], [`records::Records`] and
-/// [`shell::Shell`] to the components below.
+/// Starts every service and provides [`sync::Coordinator`], [`records::Records`],
+/// [`profile::ProfileService`] and [`shell::Shell`] to the components below.
 pub fn provide() {
     let coordinator = sync::Coordinator::start();
     provide_context(coordinator);
     provide_context(records::Records::start(coordinator));
+    provide_context(profile::ProfileService::start(coordinator));
     provide_context(shell::Shell::start());
 }
 

@@ -137,7 +137,7 @@ impl Records {
                         score_id,
                         new_best: recorded.new_best,
                     });
-                    records.coordinator.result_saved();
+                    records.coordinator.saved();
                 }
                 Err(error) => {
                     saving.try_set(Saving::Failed(error.to_string()));

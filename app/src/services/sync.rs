@@ -64,6 +64,8 @@ struct State {
 pub struct Coordinator {
     state: StoredValue<State>,
     view: RwSignal<SyncView>,
+    /// Counts finished flushes, for what follows their answers (the profile).
+    flushes: RwSignal<u64>,
 }
 
 impl Coordinator {
@@ -73,6 +75,7 @@ impl Coordinator {
         let coordinator = Coordinator {
             state: StoredValue::new(State::default()),
             view: RwSignal::new(SyncView::default()),
+            flushes: RwSignal::new(0),
         };
         let on_online = window_event_listener_untyped("online", move |_| {
             coordinator.request(FlushKind::Reconnect);
@@ -89,8 +92,14 @@ impl Coordinator {
         self.view.into()
     }
 
-    /// A result was durably saved: ask the service worker to deliver it too, and flush.
-    pub fn result_saved(&self) {
+    /// Grows by one after every flush (reactive).
+    pub fn flushes(&self) -> Signal<u64> {
+        self.flushes.into()
+    }
+
+    /// A result or a profile change was durably saved: ask the service worker to
+    /// deliver it too, and flush.
+    pub fn saved(&self) {
         spawn_local(register_background_sync());
         self.trigger();
     }
@@ -142,6 +151,7 @@ impl Coordinator {
                 web_sys::console::error_1(&format!("keydo: sync failed: {error}").into());
             }
             coordinator.refresh_view().await;
+            coordinator.flushes.try_update(|n| *n += 1);
             if let Some(at) = coordinator
                 .with(|s| s.coalescer.on_flush_finished(now_ms()))
                 .flatten()

@@ -1,0 +1,185 @@
+//! The player's profile as the page uses it (docs/profile.md): the name and settings
+//! shown (what the server last confirmed, with this device's queued changes on top),
+//! the changes the player makes, and the conflicts and refusals to read.
+//!
+//! A change is validated, then queued in the operation outbox in one committed
+//! transaction, and only then shown, so a change on screen is a change that survives
+//! a restart; the coordinator delivers it (and registers Background Sync). The page
+//! asks the server for changes made on the player's other devices every
+//! [`POLL_INTERVAL`] while it is visible and online, and whenever it becomes visible:
+//! there is no push channel, and a profile changes rarely.
+
+use super::sync::Coordinator;
+use keydo_core::profile::{ChangeError, Changes, Profile, ProfileQueue, QueuedOperation};
+use keydo_storage::{Db, StorageError};
+use leptos::prelude::*;
+use leptos::task::spawn_local;
+use std::time::Duration;
+use uuid::Uuid;
+
+/// How often a visible page asks the server for the profile.
+pub const POLL_INTERVAL: Duration = Duration::from_secs(10);
+
+/// What the profile panel and the settings show.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ProfileView {
+    /// Confirmed, with the queued changes on top.
+    pub profile: Profile,
+    /// The version of the profile the server last confirmed.
+    pub version: i64,
+    /// Changes not yet answered by the server.
+    pub queued: usize,
+    /// Answered with a change dropped, or refused: shown until dismissed.
+    pub notices: Vec<QueuedOperation>,
+    /// Whether the stored queue has been read (before, `profile` holds the defaults).
+    pub loaded: bool,
+}
+
+/// A handle to the page's profile.
+#[derive(Clone, Copy)]
+pub struct ProfileService {
+    view: RwSignal<ProfileView>,
+    coordinator: Coordinator,
+}
+
+impl ProfileService {
+    /// Reads the stored profile, follows every flush, and polls the server.
+    pub fn start(coordinator: Coordinator) -> ProfileService {
+        let service = ProfileService {
+            view: RwSignal::new(ProfileView {
+                profile: Profile::named(""),
+                version: 0,
+                queued: 0,
+                notices: Vec::new(),
+                loaded: false,
+            }),
+            coordinator,
+        };
+        // After every flush: its answers changed the queue.
+        let flushes = coordinator.flushes();
+        Effect::new(move || {
+            flushes.track();
+            service.reload();
+        });
+        let poll = set_interval_with_handle(move || service.poll(), POLL_INTERVAL);
+        if let Ok(poll) = poll {
+            on_cleanup(move || poll.clear());
+        }
+        StoredValue::new_local(super::when_visible(move || service.poll()));
+        service
+    }
+
+    /// What is shown (reactive).
+    pub fn view(&self) -> Signal<ProfileView> {
+        self.view.into()
+    }
+
+    /// Validates `changes` and queues them; `Err` says in words what is wrong. The
+    /// view follows once the change is stored.
+    pub fn change(&self, changes: Changes) -> Result<(), String> {
+        let changes = changes.validated().map_err(|error| explain(&error))?;
+        let service = *self;
+        spawn_local(async move {
+            let id = Uuid::new_v4();
+            let now = js_sys::Date::now() as u64;
+            let queued = update(|queue| {
+                let write = queue.queue(&changes, id, now);
+                (write.is_some(), write.into_iter().collect())
+            })
+            .await;
+            match queued {
+                Ok((true, queue)) => {
+                    service.show(&queue);
+                    service.coordinator.saved();
+                }
+                Ok((false, queue)) => service.show(&queue),
+                Err(error) => log(&error),
+            }
+        });
+        Ok(())
+    }
+
+    /// The player read a notice.
+    pub fn dismiss(&self, operation_id: Uuid) {
+        let service = *self;
+        spawn_local(async move {
+            match update(|queue| ((), queue.dismiss(operation_id).into_iter().collect())).await {
+                Ok(((), queue)) => service.show(&queue),
+                Err(error) => log(&error),
+            }
+        });
+    }
+
+    /// Re-reads the stored queue.
+    pub fn reload(&self) {
+        let service = *self;
+        spawn_local(async move {
+            match Db::open().await {
+                Ok(db) => match db.profile_queue().await {
+                    Ok(queue) => service.show(&queue),
+                    Err(error) => log(&error),
+                },
+                Err(error) => log(&error),
+            }
+        });
+    }
+
+    /// Asks the server for the profile, if the page is visible and online.
+    fn poll(&self) {
+        let visible = document().visibility_state() == web_sys::VisibilityState::Visible;
+        if !visible || !window().navigator().on_line() {
+            return;
+        }
+        let service = *self;
+        spawn_local(async move {
+            match keydo_sync::refresh_profile().await {
+                Ok(Some(queue)) => service.show(&queue),
+                Ok(None) => {}
+                Err(error) => log(&error),
+            }
+        });
+    }
+
+    fn show(&self, queue: &ProfileQueue) {
+        self.view.try_set(ProfileView {
+            profile: queue.local(),
+            version: queue.confirmed().version,
+            queued: queue.queued().count(),
+            notices: queue
+                .operations()
+                .iter()
+                .filter(|op| !op.is_queued())
+                .cloned()
+                .collect(),
+            loaded: true,
+        });
+    }
+}
+
+/// One step on the stored queue, committed.
+async fn update<R>(
+    step: impl FnOnce(&mut ProfileQueue) -> (R, Vec<keydo_core::profile::Write>),
+) -> Result<(R, ProfileQueue), StorageError> {
+    Db::open().await?.update_profile_queue(step).await
+}
+
+/// Why a change cannot be made, for the player.
+fn explain(error: &ChangeError) -> String {
+    match error {
+        ChangeError::Empty => "Nothing to change.".to_owned(),
+        ChangeError::Name(name) => name.to_string(),
+        ChangeError::FontSize(size) => format!(
+            "A font size of {size} px is outside {}–{} px.",
+            keydo_core::profile::FONT_SIZES.start(),
+            keydo_core::profile::FONT_SIZES.end()
+        ),
+        ChangeError::InputMethod => format!(
+            "An input method's name has at most {} characters and no control or invisible ones.",
+            keydo_core::profile::INPUT_METHOD_MAX_CHARS
+        ),
+    }
+}
+
+fn log(error: &StorageError) {
+    web_sys::console::warn_1(&format!("keydo: profile: {error}").into());
+}
