@@ -113,10 +113,16 @@ fn EnterLinkCode() -> impl IntoView {
 /// The player's devices, with Revoke.
 #[component]
 fn DeviceList() -> impl IntoView {
+    // Asked for only when the player wants the list (then after each revoke).
     let (refreshes, set_refreshes) = signal(0u32);
     let devices = LocalResource::new(move || {
-        refreshes.track();
-        api::devices()
+        let asked = refreshes.get() > 0;
+        async move {
+            match asked {
+                true => Some(api::devices().await),
+                false => None,
+            }
+        }
     });
     let revoke = move |id: Uuid| {
         spawn_local(async move {
@@ -129,7 +135,7 @@ fn DeviceList() -> impl IntoView {
     view! {
         <button data-testid="devices-refresh" on:click=move |_| set_refreshes.update(|n| *n += 1)>"Show my devices"</button>
         <ul class="device-list" data-testid="device-list">
-            {move || devices.get().map(|answer| match answer {
+            {move || devices.get().flatten().map(|answer| match answer {
                 Ok(list) => list.devices.into_iter().map(|device| device_row(device, revoke)).collect_view().into_any(),
                 Err(words) => view! { <li class="form-error">{words}</li> }.into_any(),
             })}

@@ -77,7 +77,7 @@ impl ProfileService {
     /// Validates `changes` and queues them; `Err` says in words what is wrong. The
     /// view follows once the change is stored.
     pub fn change(&self, changes: Changes) -> Result<(), String> {
-        let changes = changes.validated().map_err(|error| explain(&error))?;
+        let changes = changes.checked().map_err(|error| explain(&error))?;
         let service = *self;
         spawn_local(async move {
             let id = Uuid::new_v4();

@@ -3,10 +3,16 @@
 //! policies work on.
 
 use super::settings::{Caret, FONT_SIZES, INPUT_METHOD_MAX_CHARS, Settings, Theme};
+use crate::api::DISPLAY_NAME_CHARS;
 use crate::mode::Mode;
-use crate::names::{DisplayName, NameError, has_refused_character};
+use crate::names::{DisplayName, MAX_MARKS_PER_CLUSTER, NameError, has_refused_character};
 use serde::{Deserialize, Serialize};
 use unicode_segmentation::UnicodeSegmentation;
+
+/// The most code points one grapheme cluster of a valid name or label holds: a base
+/// and its marks. A text with more code points than clusters allowed times this can
+/// be refused without Unicode's tables.
+const MAX_CHARS_PER_CLUSTER: usize = 1 + MAX_MARKS_PER_CLUSTER;
 
 /// What follows the player from device to device.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -222,20 +228,22 @@ impl Changes {
         }
     }
 
-    /// The changes a player may ask for, normalised: the name by the naming rules, the
-    /// font size within [`FONT_SIZES`], the input-method label trimmed, at most
-    /// [`INPUT_METHOD_MAX_CHARS`] clusters of the characters a name may hold.
-    pub fn validated(&self) -> Result<Changes, ChangeError> {
+    /// The checks a page can make without Unicode's tables (they would double the
+    /// page's size): something to change, a name and label trimmed and not too long
+    /// in characters, the font size within [`FONT_SIZES`]. The server then applies
+    /// [`Changes::validated`]; what it refuses comes back as a refusal to show.
+    pub fn checked(&self) -> Result<Changes, ChangeError> {
         if self.is_empty() {
             return Err(ChangeError::Empty);
         }
-        let mut valid = self.clone();
+        let mut checked = self.clone();
         if let Some(name) = &self.display_name {
-            valid.display_name = Some(
-                DisplayName::parse(name)
-                    .map_err(ChangeError::Name)?
-                    .into_string(),
-            );
+            let name = name.trim();
+            let chars = name.chars().count();
+            if chars == 0 || chars > MAX_CHARS_PER_CLUSTER * DISPLAY_NAME_CHARS.end() {
+                return Err(ChangeError::Name(NameError::Length(chars)));
+            }
+            checked.display_name = Some(name.to_owned());
         }
         if let Some(size) = self.settings.font_size
             && !FONT_SIZES.contains(&size)
@@ -244,12 +252,31 @@ impl Changes {
         }
         if let Some(label) = &self.settings.input_method {
             let label = label.trim();
-            if label.graphemes(true).count() > INPUT_METHOD_MAX_CHARS
-                || has_refused_character(label)
-            {
+            if label.chars().count() > MAX_CHARS_PER_CLUSTER * INPUT_METHOD_MAX_CHARS {
                 return Err(ChangeError::InputMethod);
             }
-            valid.settings.input_method = Some(label.to_owned());
+            checked.settings.input_method = Some(label.to_owned());
+        }
+        Ok(checked)
+    }
+
+    /// The changes a player may ask for, normalised: [`Changes::checked`], then the name
+    /// by the naming rules and the input-method label at most
+    /// [`INPUT_METHOD_MAX_CHARS`] clusters of the characters a name may hold.
+    pub fn validated(&self) -> Result<Changes, ChangeError> {
+        let mut valid = self.checked()?;
+        if let Some(name) = &valid.display_name {
+            valid.display_name = Some(
+                DisplayName::parse(name)
+                    .map_err(ChangeError::Name)?
+                    .into_string(),
+            );
+        }
+        if let Some(label) = &valid.settings.input_method
+            && (label.graphemes(true).count() > INPUT_METHOD_MAX_CHARS
+                || has_refused_character(label))
+        {
+            return Err(ChangeError::InputMethod);
         }
         Ok(valid)
     }
@@ -326,6 +353,30 @@ mod tests {
         .unwrap();
         assert!(partial.settings.sound);
         assert_eq!(partial.settings.font_size, Settings::default().font_size);
+    }
+
+    #[test]
+    fn the_pages_check_refuses_only_what_validation_would_and_trims() {
+        let name = |raw: &str| Changes {
+            display_name: Some(raw.into()),
+            ..Changes::default()
+        };
+        assert_eq!(
+            name("  Ann ").checked().unwrap().display_name.as_deref(),
+            Some("Ann")
+        );
+        assert!(matches!(name("   ").checked(), Err(ChangeError::Name(_))));
+        assert!(matches!(
+            name(&"x".repeat(121)).checked(),
+            Err(ChangeError::Name(_))
+        ));
+        // 24 clusters of a base and four marks: valid, and not refused by the check.
+        let marked = "e\u{301}\u{302}\u{303}\u{304}".repeat(24);
+        assert!(name(&marked).checked().is_ok());
+        assert!(name(&marked).validated().is_ok());
+        // What only the tables can tell is left to validation.
+        assert!(name("a\u{202E}b").checked().is_ok());
+        assert!(name("a\u{202E}b").validated().is_err());
     }
 
     #[test]
