@@ -20,6 +20,9 @@ use uuid::Uuid;
 /// How often a visible page asks the server for the profile.
 pub const POLL_INTERVAL: Duration = Duration::from_secs(10);
 
+const PROFILE_WRITE: &str = "keydo:profile-write";
+const PROFILE_WRITE_START: &str = "keydo:profile-write:start";
+
 /// What the profile panel and the settings show.
 #[derive(Debug, Clone, PartialEq)]
 pub struct ProfileView {
@@ -82,11 +85,19 @@ impl ProfileService {
         spawn_local(async move {
             let id = Uuid::new_v4();
             let now = js_sys::Date::now() as u64;
+            // A `keydo:profile-write` performance measure spans the commit, for benchmarks.
+            let performance = window().performance();
+            if let Some(performance) = &performance {
+                let _ = performance.mark(PROFILE_WRITE_START);
+            }
             let queued = update(|queue| {
                 let write = queue.queue(&changes, id, now);
                 (write.is_some(), write.into_iter().collect())
             })
             .await;
+            if let Some(performance) = &performance {
+                let _ = performance.measure_with_start_mark(PROFILE_WRITE, PROFILE_WRITE_START);
+            }
             match queued {
                 Ok((true, queue)) => {
                     service.show(&queue);

@@ -1,0 +1,62 @@
+//! The operation outbox in a real browser (wasm-bindgen-test, headless Chromium): a
+//! queued change is committed with its key and place in line before it is shown,
+//! survives a new connection, and changes queued at once from two handles (two tabs)
+//! take distinct places in line.
+
+#![cfg(target_arch = "wasm32")]
+
+mod common;
+
+use common::{fresh_db, raw_read};
+use keydo_core::profile::{Changes, FieldValue, OperationState, Theme};
+use keydo_storage::Db;
+use uuid::Uuid;
+use wasm_bindgen_test::*;
+
+wasm_bindgen_test_configure!(run_in_browser);
+
+fn theme(theme: Theme) -> Changes {
+    std::iter::once(FieldValue::Theme(theme)).collect()
+}
+
+async fn queue(db: &Db, changes: Changes, id: Uuid) {
+    db.update_profile_queue(|queue| ((), queue.queue(&changes, id, 1).into_iter().collect()))
+        .await
+        .unwrap();
+}
+
+#[wasm_bindgen_test]
+async fn a_queued_change_is_stored_with_its_key_and_outlives_the_connection() {
+    let (db, name) = fresh_db().await;
+    let id = Uuid::new_v4();
+    queue(&db, theme(Theme::Dark), id).await;
+    let stored = raw_read(&name, "operations", "getAll").await;
+    assert!(stored.contains(&id.to_string()), "{stored}");
+    assert!(stored.contains("\"state\":\"pending\""), "{stored}");
+    drop(db);
+    let reopened = Db::open_named(&name).await.unwrap();
+    let queue = reopened.profile_queue().await.unwrap();
+    let ops: Vec<_> = queue
+        .operations()
+        .iter()
+        .map(|op| (op.operation_id, op.seq, op.state))
+        .collect();
+    assert_eq!(ops, [(id, 1, OperationState::Pending)]);
+    assert_eq!(queue.local().settings.theme, Theme::Dark);
+}
+
+#[wasm_bindgen_test]
+async fn changes_queued_at_once_from_two_handles_take_their_own_places() {
+    let (first, name) = fresh_db().await;
+    let second = Db::open_named(&name).await.unwrap();
+    let (a, b) = (Uuid::new_v4(), Uuid::new_v4());
+    futures::join!(
+        queue(&first, theme(Theme::Dark), a),
+        queue(&second, theme(Theme::Light), b)
+    );
+    let queue = first.profile_queue().await.unwrap();
+    let seqs: Vec<u64> = queue.queued().map(|op| op.seq).collect();
+    assert_eq!(seqs, [1, 2]);
+    let ids: Vec<Uuid> = queue.queued().map(|op| op.operation_id).collect();
+    assert!(ids.contains(&a) && ids.contains(&b));
+}
