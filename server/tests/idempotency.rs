@@ -270,6 +270,7 @@ async fn concurrent_creations_with_one_key_in_the_database_make_one_save() {
                         player(n),
                         format!("name-{n}"),
                         format!("token-{n}"),
+                        "Browser".into(),
                         1_000,
                         creation,
                         0,
@@ -292,10 +293,7 @@ async fn concurrent_creations_with_one_key_in_the_database_make_one_save() {
         assert_eq!(winners.len(), 1, "{outcomes:?}");
         for (_, outcome) in &outcomes {
             if let Creation::Remembered(remembered) = outcome {
-                assert_eq!(
-                    remembered.player.player_id,
-                    format!("player-{}", winners[0])
-                );
+                assert_eq!(remembered.player_id, format!("player-{}", winners[0]));
                 assert_eq!(remembered.token_sealed, creation.token_sealed);
             }
         }
@@ -318,6 +316,7 @@ async fn concurrent_creations_forget_old_keys_side_by_side() {
                         player(n),
                         format!("name-{n}"),
                         format!("token-{n}"),
+                        "Browser".into(),
                         created_at,
                         creation,
                         expired_before,
