@@ -250,8 +250,8 @@ fn fold(sql: &mut dyn Sql, old: &str, into: &str) -> Result<Vec<String>, StoreEr
         &both,
     )?;
     sql.query(
-        "UPDATE results SET player_id = $2 WHERE player_id = $1",
-        &both,
+        "UPDATE results SET player_id = $1 WHERE player_id = $2",
+        &[Param::Text(into), Param::Text(old)],
     )?;
     let tokens = sql
         .query(
