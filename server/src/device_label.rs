@@ -93,7 +93,10 @@ mod tests {
     fn anything_else_is_a_browser_and_the_header_never_shows() {
         assert_eq!(from_headers(&HeaderMap::new()), "Browser");
         assert_eq!(label(b"curl/8.5.0"), "Browser");
-        assert_eq!(label(b"<script>alert(1)</script> Linux"), "Browser on Linux");
+        assert_eq!(
+            label(b"<script>alert(1)</script> Linux"),
+            "Browser on Linux"
+        );
         assert_eq!(label(b"\xff\xfe"), "Browser");
     }
 }

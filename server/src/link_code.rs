@@ -65,11 +65,22 @@ mod tests {
     #[test]
     fn typing_is_forgiving_but_only_base32_digits_are_codes() {
         let canonical = Some("7KQ2M9XW4D".to_owned());
-        for typed in ["7KQ2M-9XW4D", "7kq2m9xw4d", " 7KQ2M 9XW4D ", "7-K-Q-2-M-9-X-W-4-D"] {
+        for typed in [
+            "7KQ2M-9XW4D",
+            "7kq2m9xw4d",
+            " 7KQ2M 9XW4D ",
+            "7-K-Q-2-M-9-X-W-4-D",
+        ] {
             assert_eq!(normalise(typed), canonical, "{typed}");
         }
         assert_eq!(normalise("ILO00-00000").as_deref(), Some("1100000000"));
-        for refused in ["", "7KQ2M-9XW4", "7KQ2M-9XW4DD", "7KQ2M-9XW4U", "7KQ2M-9XW4é"] {
+        for refused in [
+            "",
+            "7KQ2M-9XW4",
+            "7KQ2M-9XW4DD",
+            "7KQ2M-9XW4U",
+            "7KQ2M-9XW4é",
+        ] {
             assert_eq!(normalise(refused), None, "{refused}");
         }
     }

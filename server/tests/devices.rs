@@ -50,7 +50,10 @@ async fn joined(server: &TestServer, request: Request<Body>) -> SaveCreated {
 
 async fn get_as(server: &TestServer, uri: &str, token: Uuid) -> axum::http::Response<Body> {
     server
-        .send(with_token(Request::get(uri).body(Body::empty()).unwrap(), token))
+        .send(with_token(
+            Request::get(uri).body(Body::empty()).unwrap(),
+            token,
+        ))
         .await
 }
 
@@ -117,7 +120,9 @@ async fn a_code_links_a_second_device_to_the_same_player() {
 
         // The code was single use.
         assert_error(
-            server.send(join(&code.code, &Uuid::new_v4().to_string())).await,
+            server
+                .send(join(&code.code, &Uuid::new_v4().to_string()))
+                .await,
             422,
             "LINK_CODE_INVALID",
         )
@@ -164,7 +169,12 @@ async fn guessing_codes_is_rate_limited_per_address() {
         let guesser = SocketAddr::from(([127, 0, 0, 2], 40_000));
         for guess in 0..10 {
             let wrong = join(&format!("{guess:05}-00000"), &Uuid::new_v4().to_string());
-            assert_error(server.send_from(guesser, wrong).await, 422, "LINK_CODE_INVALID").await;
+            assert_error(
+                server.send_from(guesser, wrong).await,
+                422,
+                "LINK_CODE_INVALID",
+            )
+            .await;
         }
         // Past the budget even the right code is refused, so a guess learns nothing.
         let right = join(&code.code, &Uuid::new_v4().to_string());
@@ -196,7 +206,9 @@ async fn a_revoked_devices_token_is_refused_at_once() {
 
         // Again, another player's device, an unknown id, not an id: 404.
         let other = server.create_save().await;
-        let others_id = devices(&server, other.token).await.devices[0].id.to_string();
+        let others_id = devices(&server, other.token).await.devices[0]
+            .id
+            .to_string();
         for id in [second_id, others_id, Uuid::new_v4().to_string(), "x".into()] {
             let response = server.send(revoke(&id, first.token)).await;
             assert_error(response, 404, "DEVICE_NOT_FOUND").await;

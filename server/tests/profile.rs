@@ -167,7 +167,10 @@ async fn stale_operations_follow_each_fields_policy() {
 
         // client-wins-if-newer: one device renames at t=1000 ...
         let renamed = apply(&server, token, &name("Ann", "Bea", 1_000)).await;
-        assert_eq!((renamed.version, renamed.profile.display_name.as_str()), (2, "Bea"));
+        assert_eq!(
+            (renamed.version, renamed.profile.display_name.as_str()),
+            (2, "Bea")
+        );
         // ... another, stale, renamed at the same time: equal keeps the server's.
         let equal = apply(&server, token, &name("Ann", "Cy", 1_000)).await;
         assert_eq!(equal.profile.display_name, "Bea");
@@ -178,10 +181,18 @@ async fn stale_operations_follow_each_fields_policy() {
         );
         // Strictly later wins.
         let later = apply(&server, token, &name("Ann", "Cy", 1_001)).await;
-        assert_eq!((later.version, later.profile.display_name.as_str()), (3, "Cy"));
+        assert_eq!(
+            (later.version, later.profile.display_name.as_str()),
+            (3, "Cy")
+        );
         assert_eq!(conflicts(&later)[0]["kept"], "yours");
         // The leaderboard shows the current name.
-        let board = body_json(server.get("/api/leaderboard?mode=words&board=alltime").await).await;
+        let board = body_json(
+            server
+                .get("/api/leaderboard?mode=words&board=alltime")
+                .await,
+        )
+        .await;
         assert_eq!(board["entries"][0]["displayName"], "Cy");
 
         // merge-disjoint: a change to the theme, then a stale one to the font size
@@ -209,7 +220,10 @@ async fn stale_operations_follow_each_fields_policy() {
         assert!(font.conflicts.is_empty());
         assert_eq!(font.version, dark.version + 1);
         assert_eq!(
-            (font.profile.settings.theme.id(), font.profile.settings.font_size),
+            (
+                font.profile.settings.theme.id(),
+                font.profile.settings.font_size
+            ),
             ("dark", 24)
         );
         // Overlap falls back to the later change: earlier loses, later wins.
@@ -223,7 +237,10 @@ async fn stale_operations_follow_each_fields_policy() {
         assert_eq!(newer.profile.settings.theme.id(), "light");
         assert_eq!(newer.profile.settings.font_size, 24);
         let shown = me(&server, token).await;
-        assert_eq!((shown.version, shown.profile), (newer.version, newer.profile));
+        assert_eq!(
+            (shown.version, shown.profile),
+            (newer.version, newer.profile)
+        );
     }
 }
 
@@ -243,10 +260,9 @@ async fn an_operators_name_wins_over_changes_made_before_it() {
         let save = named_save(&server, "Rude Name").await;
         let store = own_store(&server).await;
         let player = save.player_id.to_string();
-        let (name, version) =
-            keydo_server::names::reset(&store, &player, Some("Moderated"), 5_000)
-                .await
-                .unwrap();
+        let (name, version) = keydo_server::names::reset(&store, &player, Some("Moderated"), 5_000)
+            .await
+            .unwrap();
         assert_eq!((name.as_str(), version), ("Moderated", 2));
         // A rename queued offline before the reset, even made later by its clock.
         let stale = operation(
@@ -270,7 +286,10 @@ async fn an_operators_name_wins_over_changes_made_before_it() {
             9_001,
         );
         let renamed = apply(&server, save.token, &seen).await;
-        assert_eq!((renamed.version, renamed.profile.display_name.as_str()), (3, "Polite Name"));
+        assert_eq!(
+            (renamed.version, renamed.profile.display_name.as_str()),
+            (3, "Polite Name")
+        );
         assert!(renamed.conflicts.is_empty());
     }
 }
@@ -283,11 +302,21 @@ async fn refused_operations_have_stable_codes_and_change_nothing() {
         let save = named_save(&server, "Ann").await;
         let token = save.token;
         let settings = |base: Value, changes: Value| {
-            operation(1, json!({ "settings": base }), json!({ "settings": changes }), 1)
+            operation(
+                1,
+                json!({ "settings": base }),
+                json!({ "settings": changes }),
+                1,
+            )
         };
         let font = settings(json!({ "fontSize": 20 }), json!({ "fontSize": 24 }));
         let key = Uuid::new_v4().to_string();
-        assert_error(server.send(patch(token, None, &font)).await, 400, "IDEMPOTENCY_KEY_REQUIRED").await;
+        assert_error(
+            server.send(patch(token, None, &font)).await,
+            400,
+            "IDEMPOTENCY_KEY_REQUIRED",
+        )
+        .await;
         assert_error(
             server.send(patch(token, Some("not-a-uuid"), &font)).await,
             400,
@@ -296,24 +325,54 @@ async fn refused_operations_have_stable_codes_and_change_nothing() {
         .await;
         let refused = [
             (
-                operation(1, json!({ "displayName": "Ann" }), json!({ "displayName": "a\u{202e}b" }), 1),
+                operation(
+                    1,
+                    json!({ "displayName": "Ann" }),
+                    json!({ "displayName": "a\u{202e}b" }),
+                    1,
+                ),
                 "INVALID_DISPLAY_NAME",
             ),
             (
-                operation(1, json!({ "displayName": "Ann" }), json!({ "displayName": "TAKEN" }), 1),
+                operation(
+                    1,
+                    json!({ "displayName": "Ann" }),
+                    json!({ "displayName": "TAKEN" }),
+                    1,
+                ),
                 "NAME_TAKEN",
             ),
-            (settings(json!({ "fontSize": 20 }), json!({ "fontSize": 40 })), "INVALID_SETTING"),
             (
-                settings(json!({ "inputMethod": "" }), json!({ "inputMethod": "五".repeat(17) })),
+                settings(json!({ "fontSize": 20 }), json!({ "fontSize": 40 })),
+                "INVALID_SETTING",
+            ),
+            (
+                settings(
+                    json!({ "inputMethod": "" }),
+                    json!({ "inputMethod": "五".repeat(17) }),
+                ),
                 "INVALID_SETTING",
             ),
             (operation(1, json!({}), json!({}), 1), "INVALID_BODY"),
-            (settings(json!({ "theme": "system" }), json!({ "fontSize": 24 })), "INVALID_BODY"),
-            (settings(json!({ "fontSize": 20 }), json!({ "fontSize": 24, "colour": 1 })), "INVALID_BODY"),
+            (
+                settings(json!({ "theme": "system" }), json!({ "fontSize": 24 })),
+                "INVALID_BODY",
+            ),
+            (
+                settings(
+                    json!({ "fontSize": 20 }),
+                    json!({ "fontSize": 24, "colour": 1 }),
+                ),
+                "INVALID_BODY",
+            ),
         ];
         for (body, code) in refused {
-            assert_error(server.send(patch(token, Some(&key), &body)).await, 422, code).await;
+            assert_error(
+                server.send(patch(token, Some(&key), &body)).await,
+                422,
+                code,
+            )
+            .await;
         }
         // Nothing changed, and the refusals left the key unused.
         assert_eq!(me(&server, token).await.version, 1);
@@ -344,7 +403,10 @@ async fn concurrent_operations_with_one_key_apply_once() {
             1,
         );
         let answers = futures_util::future::join_all((0..20).map(|_| {
-            let (app, request) = (server.app_from(client_addr()), patch(save.token, Some(&key), &body));
+            let (app, request) = (
+                server.app_from(client_addr()),
+                patch(save.token, Some(&key), &body),
+            );
             tokio::spawn(async move {
                 let response = app.oneshot(request).await.unwrap();
                 (response.status().as_u16(), body_json(response).await)

@@ -6,13 +6,13 @@ use super::idempotency::{RequiredKey, request_sha256};
 use super::saves::{Created, answer_again, created, expired_before};
 use crate::auth::token_sha256;
 use crate::client::ClientIp;
+use crate::device_label;
 use crate::error::ApiError;
 use crate::json_body::BoundedJson;
 use crate::link_code::{self, LINK_CODE_TTL_MS};
 use crate::state::AppState;
 use crate::store::queries::{Caller, SaveCreation};
 use crate::store::{LinkRequest, Linking};
-use crate::device_label;
 use axum::Json;
 use axum::extract::{Extension, Path, State};
 use axum::http::{HeaderMap, StatusCode};
@@ -30,7 +30,12 @@ pub async fn create_code(
     let expires_at = now + LINK_CODE_TTL_MS;
     state
         .store
-        .create_link_code(caller.player_id, link_code::sha256(&normalised), now, expires_at)
+        .create_link_code(
+            caller.player_id,
+            link_code::sha256(&normalised),
+            now,
+            expires_at,
+        )
         .await
         .map_err(ApiError::internal)?;
     let expires_at = u64::try_from(expires_at).map_err(ApiError::internal)?;

@@ -145,7 +145,9 @@ mod tests {
     fn a_key_is_one_hyphenated_uuid_in_either_case() {
         assert_eq!(IdempotencyKey::from_headers(&HeaderMap::new()), Ok(None));
         assert_eq!(
-            IdempotencyKey::required(&HeaderMap::new()).unwrap_err().code,
+            IdempotencyKey::required(&HeaderMap::new())
+                .unwrap_err()
+                .code,
             ApiCode::IdempotencyKeyRequired
         );
         assert_eq!(IdempotencyKey::required(&headers(&[KEY])), Ok(key(KEY)));

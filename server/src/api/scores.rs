@@ -15,7 +15,7 @@ use crate::error::ApiError;
 use crate::json_body::BoundedJson;
 use crate::state::AppState;
 use crate::store::Recording;
-use crate::store::queries::{NewResult, Caller, ResultState};
+use crate::store::queries::{Caller, NewResult, ResultState};
 use axum::Json;
 use axum::extract::{Extension, State};
 use keydo_core::api::{ApiCode, ScoreAck, ScoreSubmission};

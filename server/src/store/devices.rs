@@ -106,7 +106,8 @@ impl Store {
                 let Some(player_id) = use_code(sql, &link.code_sha256, link.now)? else {
                     // A concurrent request with this key (another process) may have
                     // used the code and committed meanwhile.
-                    let linking = remembered(sql)?.map_or(Linking::InvalidCode, Linking::Remembered);
+                    let linking =
+                        remembered(sql)?.map_or(Linking::InvalidCode, Linking::Remembered);
                     return Ok((linking, Vec::new()));
                 };
                 queries::insert_device(

@@ -19,8 +19,10 @@ mod verified;
 use self::postgres::Postgres;
 use self::sqlite::Sqlite;
 use crate::metrics::{DatabaseErrorKind, metrics};
+pub use devices::{LinkRequest, Linking, ListedDevice};
 use keydo_core::Mode;
 use keydo_core::api::ServerBest;
+pub use profiles::Operation;
 use queries::{
     Best, Board, Caller, Entry, Game, Player, RememberedCreation, SaveCreation, Standing,
 };
@@ -29,8 +31,6 @@ use std::error::Error as _;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
-pub use devices::{LinkRequest, Linking, ListedDevice};
-pub use profiles::Operation;
 pub use verified::{Approval, NameTaken, Recording};
 
 mod migrations {
@@ -271,6 +271,9 @@ impl Store {
 
     /// Creates the save unless `creation`'s key already names a live one (made at or
     /// after `expired_before`), in one transaction; first forgets a few expired records.
+    // Each argument is one column or rule of the one transaction; a struct would only
+    // rename them.
+    #[allow(clippy::too_many_arguments)]
     pub async fn create_player_once(
         &self,
         player: Player,

@@ -61,9 +61,8 @@ impl Store {
                     Operation::KeyReused
                 });
             }
-            let record = profile_record(sql, &player_id)?.ok_or_else(|| {
-                StoreError::UnexpectedValue("a locked player vanished".into())
-            })?;
+            let record = profile_record(sql, &player_id)?
+                .ok_or_else(|| StoreError::UnexpectedValue("a locked player vanished".into()))?;
             let resolution = record.resolve(&operation);
             let renamed = resolution.record.profile.display_name != record.profile.display_name;
             let name_key = if renamed {
@@ -104,9 +103,8 @@ impl Store {
             if name_taken(sql, &key, Some(&player_id))? {
                 return Ok(Some(Err(NameTaken)));
             }
-            let record = profile_record(sql, &player_id)?.ok_or_else(|| {
-                StoreError::UnexpectedValue("a locked player vanished".into())
-            })?;
+            let record = profile_record(sql, &player_id)?
+                .ok_or_else(|| StoreError::UnexpectedValue("a locked player vanished".into()))?;
             let now = u64::try_from(now).unwrap_or_default();
             let reset = record.set_by_operator(FieldValue::DisplayName(name.into_string()), now);
             save_record(sql, &player_id, &reset, Some(&key))?;
