@@ -6,12 +6,12 @@ mod common;
 
 use axum::body::Body;
 use axum::http::{Request, header};
-use common::scenarios::{leaderboard, submit};
+use common::scenarios::{leaderboard, me, submit};
 use common::{
     Options, TestServer, assert_error, body_json, header, played_game, with_token, words_game,
 };
 use keydo_core::Mode;
-use keydo_core::api::{Devices, IDEMPOTENCY_KEY_HEADER, LinkCode, Save, SaveCreated};
+use keydo_core::api::{Devices, IDEMPOTENCY_KEY_HEADER, LinkCode, SaveCreated};
 use keydo_server::clock::Clock;
 use serde_json::json;
 use std::net::SocketAddr;
@@ -59,12 +59,6 @@ async fn get_as(server: &TestServer, uri: &str, token: Uuid) -> axum::http::Resp
 
 async fn devices(server: &TestServer, token: Uuid) -> Devices {
     let response = get_as(server, "/api/devices", token).await;
-    assert_eq!(response.status(), 200);
-    serde_json::from_value(body_json(response).await).unwrap()
-}
-
-async fn me(server: &TestServer, token: Uuid) -> Save {
-    let response = get_as(server, "/api/saves/me", token).await;
     assert_eq!(response.status(), 200);
     serde_json::from_value(body_json(response).await).unwrap()
 }

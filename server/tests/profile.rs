@@ -6,12 +6,12 @@ mod common;
 
 use axum::body::Body;
 use axum::http::{Request, header};
+use common::scenarios::me;
 use common::{
     Options, TestServer, assert_error, body_json, client_addr, post_json, with_token, words_game,
 };
-use keydo_core::api::{IDEMPOTENCY_KEY_HEADER, ProfileAnswer, Save, SaveCreated};
+use keydo_core::api::{IDEMPOTENCY_KEY_HEADER, ProfileAnswer, SaveCreated};
 use keydo_server::clock::Clock;
-use keydo_server::store::Store;
 use serde_json::{Value, json};
 use tower::ServiceExt;
 use uuid::Uuid;
@@ -37,17 +37,6 @@ async fn apply(server: &TestServer, token: Uuid, body: &Value) -> ProfileAnswer 
 
 async fn apply_with(server: &TestServer, token: Uuid, key: &str, body: &Value) -> ProfileAnswer {
     let response = server.send(patch(token, Some(key), body)).await;
-    assert_eq!(response.status(), 200);
-    serde_json::from_value(body_json(response).await).unwrap()
-}
-
-async fn me(server: &TestServer, token: Uuid) -> Save {
-    let response = server
-        .send(with_token(
-            Request::get("/api/saves/me").body(Body::empty()).unwrap(),
-            token,
-        ))
-        .await;
     assert_eq!(response.status(), 200);
     serde_json::from_value(body_json(response).await).unwrap()
 }
@@ -244,21 +233,12 @@ async fn stale_operations_follow_each_fields_policy() {
     }
 }
 
-/// A store of the test's own on the server's database, as `keydo-server admin` opens.
-async fn own_store(server: &TestServer) -> Store {
-    let location = server.location.clone();
-    tokio::task::spawn_blocking(move || Store::open(&location))
-        .await
-        .unwrap()
-        .unwrap()
-}
-
 #[tokio::test]
 async fn an_operators_name_wins_over_changes_made_before_it() {
     let test = "an_operators_name_wins_over_changes_made_before_it";
     for server in TestServer::on_every_database(test, Options::default()).await {
         let save = named_save(&server, "Rude Name").await;
-        let store = own_store(&server).await;
+        let store = server.own_store().await;
         let player = save.player_id.to_string();
         let (name, version) = keydo_server::names::reset(&store, &player, Some("Moderated"), 5_000)
             .await
@@ -420,7 +400,7 @@ async fn concurrent_operations_with_one_key_apply_once() {
         }
         assert_eq!(me(&server, save.token).await.version, 2);
 
-        let stores = [own_store(&server).await, own_store(&server).await];
+        let stores = [server.own_store().await, server.own_store().await];
         let operation: keydo_core::profile::ProfileOperation = serde_json::from_value(operation(
             2,
             json!({ "settings": { "sound": false } }),

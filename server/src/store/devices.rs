@@ -62,18 +62,15 @@ impl Store {
         expires_at: i64,
     ) -> Result<(), StoreError> {
         self.write(move |sql| {
-            for _ in 0..FORGET_PER_CODE {
-                let forgotten = sql.query_opt(
-                    "DELETE FROM link_codes WHERE code_sha256 = (
-                         SELECT code_sha256 FROM link_codes WHERE expires_at < $1
-                         ORDER BY expires_at, code_sha256 LIMIT 1)
-                     RETURNING code_sha256",
-                    &[Param::Int(now)],
-                )?;
-                if forgotten.is_none() {
-                    break;
-                }
-            }
+            queries::forget_oldest(
+                sql,
+                "DELETE FROM link_codes WHERE code_sha256 = (
+                     SELECT code_sha256 FROM link_codes WHERE expires_at < $1
+                     ORDER BY expires_at, code_sha256 LIMIT 1)
+                 RETURNING code_sha256",
+                now,
+                FORGET_PER_CODE,
+            )?;
             sql.query(
                 "INSERT INTO link_codes (code_sha256, player_id, expires_at) VALUES ($1, $2, $3)",
                 &[

@@ -2,7 +2,7 @@
 //! record, applying one operation exactly once under its `Idempotency-Key`, and an
 //! operator's name. The merge itself is `keydo_core::profile::ProfileRecord::resolve`.
 
-use super::queries::{RECORD_COLUMNS, record_of};
+use super::queries::{RECORD_COLUMNS, forget_oldest, record_of};
 use super::sql::{Param, Sql};
 use super::verified::{NameTaken, name_taken};
 use super::{Store, StoreError};
@@ -224,18 +224,15 @@ fn remember_operation(
 /// Deletes up to [`FORGET_PER_OPERATION`] records made before `expired_before`, oldest
 /// first, one row per statement (so concurrent transactions take rows in one order).
 fn forget_expired_operations(sql: &mut dyn Sql, expired_before: i64) -> Result<(), StoreError> {
-    for _ in 0..FORGET_PER_OPERATION {
-        let deleted = sql.query_opt(
-            "DELETE FROM profile_operations WHERE (player_id, key_sha256) IN (
-                 SELECT player_id, key_sha256 FROM profile_operations WHERE created_at < $1
-                 ORDER BY created_at, player_id, key_sha256 LIMIT 1)
-             RETURNING key_sha256",
-            &[Param::Int(expired_before)],
-        )?;
-        if deleted.is_none() {
-            break;
-        }
-    }
+    forget_oldest(
+        sql,
+        "DELETE FROM profile_operations WHERE (player_id, key_sha256) IN (
+             SELECT player_id, key_sha256 FROM profile_operations WHERE created_at < $1
+             ORDER BY created_at, player_id, key_sha256 LIMIT 1)
+         RETURNING key_sha256",
+        expired_before,
+        FORGET_PER_OPERATION,
+    )?;
     Ok(())
 }
 

@@ -296,15 +296,30 @@ pub fn forget_expired_creations(
     expired_before: i64,
     at_most: usize,
 ) -> Result<usize, StoreError> {
+    forget_oldest(
+        sql,
+        "DELETE FROM save_creations WHERE key_sha256 = (
+             SELECT key_sha256 FROM save_creations WHERE created_at < $1
+             ORDER BY created_at, key_sha256 LIMIT 1)
+         RETURNING key_sha256",
+        expired_before,
+        at_most,
+    )
+}
+
+/// Runs `delete_oldest` (a statement that deletes the oldest row older than `$1` and
+/// returns it) up to `at_most` times, until it deletes nothing. Returns how many went.
+pub fn forget_oldest(
+    sql: &mut dyn Sql,
+    delete_oldest: &str,
+    before: i64,
+    at_most: usize,
+) -> Result<usize, StoreError> {
     for forgotten in 0..at_most {
-        let deleted = sql.query_opt(
-            "DELETE FROM save_creations WHERE key_sha256 = (
-                 SELECT key_sha256 FROM save_creations WHERE created_at < $1
-                 ORDER BY created_at, key_sha256 LIMIT 1)
-             RETURNING key_sha256",
-            &[Param::Int(expired_before)],
-        )?;
-        if deleted.is_none() {
+        if sql
+            .query_opt(delete_oldest, &[Param::Int(before)])?
+            .is_none()
+        {
             return Ok(forgotten);
         }
     }
