@@ -7,9 +7,11 @@
 //! - `hide <player>` / `unhide <player>`: off the public boards (their results still
 //!   count for them) and back;
 //! - `reset-name <player> [<name>]`: an operator's name (or a generated one), which the
-//!   player's own later changes do not override (`server-wins`).
+//!   player's own changes made before it do not override (`server-wins`, through
+//!   `ProfileRecord::set_by_operator`).
 
 use crate::cli::DatabaseArgs;
+use crate::clock::{Clock, SystemClock};
 use crate::names::{self, ResetError};
 use crate::store::queries::{ListedResult, Listing};
 use crate::store::{Approval, Location, Store};
@@ -84,7 +86,8 @@ pub async fn run(args: AdminArgs, out: &mut impl Write) -> anyhow::Result<()> {
         AdminCommand::Hide { player_id } => set_hidden(&store, player_id, true, out).await,
         AdminCommand::Unhide { player_id } => set_hidden(&store, player_id, false, out).await,
         AdminCommand::ResetName { player_id, name } => {
-            match names::reset(&store, &player_id.to_string(), name.as_deref()).await {
+            let now = SystemClock.now_ms();
+            match names::reset(&store, &player_id.to_string(), name.as_deref(), now).await {
                 Ok((name, version)) => Ok(writeln!(
                     out,
                     "player {player_id} is now named {name:?} (set by an operator; profile version {version})"

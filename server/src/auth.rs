@@ -1,14 +1,16 @@
 //! Step 2 of the API pipeline: `Authorization: Bearer <token>` naming a known save.
 //!
-//! A token is a UUID the server showed once, when the save was created; the database
-//! keeps only its SHA-256, so a leaked database does not leak tokens. The resolved
-//! [`Player`] travels to the handler as a request extension. Failed attempts spend the
+//! A token is a UUID the server showed once, when the save was created or a device
+//! linked; the database
+//! keeps only its SHA-256, so a leaked database does not leak tokens. Each token is one
+//! device of a player; a revoked device's token is refused like an unknown one. The
+//! resolved [`Caller`] travels to the handler as a request extension. Failed attempts spend the
 //! client's per-IP budget, so guessing tokens is as slow as any other abuse.
 
 use crate::client::ClientIp;
 use crate::error::ApiError;
 use crate::state::AppState;
-use crate::store::queries::Player;
+use crate::store::queries::Caller;
 use axum::extract::{Extension, Request, State};
 use axum::http::{HeaderValue, header};
 use axum::middleware::Next;
@@ -26,16 +28,17 @@ pub async fn require(
     mut request: Request,
     next: Next,
 ) -> Result<Response, ApiError> {
-    let player = match request.headers().get(header::AUTHORIZATION) {
+    let caller = match request.headers().get(header::AUTHORIZATION) {
         Some(authorization) => resolve(&state, client, authorization).await?,
         None => return Err(refuse(&state, client)),
     };
-    request.extensions_mut().insert(player);
+    request.extensions_mut().insert(caller);
     Ok(next.run(request).await)
 }
 
 /// Middleware for routes open to all that say more to a known save (the leaderboard's
-/// `me`). A token that is present must still be valid.
+/// `me`, the old save a linking device folds in). A token that is present must still
+/// be valid.
 pub async fn accept(
     State(state): State<AppState>,
     Extension(ClientIp(client)): Extension<ClientIp>,
@@ -43,8 +46,8 @@ pub async fn accept(
     next: Next,
 ) -> Result<Response, ApiError> {
     if let Some(authorization) = request.headers().get(header::AUTHORIZATION) {
-        let player = resolve(&state, client, authorization).await?;
-        request.extensions_mut().insert(player);
+        let caller = resolve(&state, client, authorization).await?;
+        request.extensions_mut().insert(caller);
     }
     Ok(next.run(request).await)
 }
@@ -59,12 +62,12 @@ async fn resolve(
     state: &AppState,
     client: IpAddr,
     authorization: &HeaderValue,
-) -> Result<Player, ApiError> {
+) -> Result<Caller, ApiError> {
     let Some(token) = bearer_token(authorization) else {
         return Err(refuse(state, client));
     };
-    match state.store.player_by_token(token_sha256(token)).await {
-        Ok(Some(player)) => Ok(player),
+    match state.store.caller_by_token(token_sha256(token)).await {
+        Ok(Some(caller)) => Ok(caller),
         Ok(None) => Err(refuse(state, client)),
         Err(error) => Err(ApiError::internal(error)),
     }

@@ -108,8 +108,9 @@ pub struct ServeArgs {
     #[arg(long, env = "KEYDO_DATABASE_CA_FILE")]
     pub database_ca_file: Option<PathBuf>,
 
-    /// Seconds a save's token, once checked, is trusted without asking the database.
-    /// After a database restore, tokens it no longer has stop working within this.
+    /// Seconds a device's token, once checked, is trusted without asking the database.
+    /// After a database restore, or a device revoked through another server process,
+    /// tokens the database no longer accepts stop working within this.
     #[arg(long, env = "KEYDO_TOKEN_CACHE_SECS", default_value_t = 60)]
     pub token_cache_secs: u64,
 

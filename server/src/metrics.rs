@@ -50,6 +50,7 @@ pub enum Limit {
     PerIp,
     PerIdentity,
     SaveCreations,
+    LinkAttempts,
 }
 
 #[derive(Debug, Clone, Hash, PartialEq, Eq, EncodeLabelSet)]

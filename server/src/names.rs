@@ -77,19 +77,24 @@ pub enum ResetError {
     Store(#[from] crate::store::StoreError),
 }
 
-/// Sets an operator's name for the player: `requested`, or a free generated one.
-/// Returns the name and the profile's new version.
+/// Sets an operator's name for the player at `now_ms`: `requested`, or a free generated
+/// one, stamped so it wins over the player's earlier changes (`server-wins`). Returns
+/// the name and the profile's new version.
 pub async fn reset(
     store: &Store,
     player_id: &str,
     requested: Option<&str>,
+    now_ms: i64,
 ) -> Result<(DisplayName, i64), ResetError> {
     let requested_name = requested
         .map(DisplayName::parse)
         .transpose()
         .map_err(ResetError::Invalid)?;
     for name in candidates(requested_name) {
-        match store.reset_name(player_id.to_owned(), name.clone()).await? {
+        match store
+            .reset_name(player_id.to_owned(), name.clone(), now_ms)
+            .await?
+        {
             None => return Err(ResetError::NoSuchPlayer(player_id.to_owned())),
             Some(Ok(version)) => return Ok((name, version)),
             Some(Err(NameTaken)) => {}

@@ -5,7 +5,8 @@
 //! Limits are GCRA buckets from `governor`: a client may burst up to its per-minute
 //! limit and earns requests back at that rate. Save creation is stricter: a burst of
 //! `n`, then one per minute, so no 60 seconds ever see more than `n` new saves from
-//! one address. The client is the [`ClientIp`]: the TCP peer, or behind trusted
+//! one address. Using link codes is stricter still: [`LINK_ATTEMPTS`] at once, then one
+//! a minute, per address, so codes cannot be guessed. The client is the [`ClientIp`]: the TCP peer, or behind trusted
 //! proxies the address they forward (see [`crate::client`]).
 
 use crate::client::ClientIp;
@@ -13,7 +14,7 @@ use crate::error::ApiError;
 use crate::metrics::{Limit, metrics};
 use crate::settings::RateLimits;
 use crate::state::AppState;
-use crate::store::queries::Player;
+use crate::store::queries::Caller;
 use axum::extract::{Extension, Request, State};
 use axum::middleware::Next;
 use axum::response::Response;
@@ -22,12 +23,16 @@ use std::net::{IpAddr, Ipv6Addr};
 use std::time::Duration;
 
 const MINUTE: Duration = Duration::from_secs(60);
+/// Link-code attempts an address may make at once; one more each minute after
+/// (docs/api.md, "Devices"): at most 20 in any 10 minutes, against 2^50 codes.
+pub const LINK_ATTEMPTS: u32 = 10;
 
-/// The three keyed limiters.
+/// The keyed limiters.
 pub struct RateLimiters {
     per_ip: DefaultKeyedRateLimiter<IpAddr>,
     per_identity: DefaultKeyedRateLimiter<String>,
     save_creations: DefaultKeyedRateLimiter<IpAddr>,
+    link_attempts: DefaultKeyedRateLimiter<IpAddr>,
 }
 
 impl RateLimiters {
@@ -39,6 +44,11 @@ impl RateLimiters {
                 Quota::with_period(MINUTE)
                     .expect("a minute is not zero")
                     .allow_burst(limits.save_creations_per_minute),
+            ),
+            link_attempts: RateLimiter::keyed(
+                Quota::with_period(MINUTE)
+                    .expect("a minute is not zero")
+                    .allow_burst(LINK_ATTEMPTS.try_into().expect("not zero")),
             ),
         }
     }
@@ -61,12 +71,20 @@ impl RateLimiters {
             .map_err(|_| refused(Limit::SaveCreations))
     }
 
+    /// One attempt to use a link code (a replay of a linked device spends none).
+    pub fn spend_link_attempt(&self, ip: IpAddr) -> Result<(), ApiError> {
+        self.link_attempts
+            .check_key(&client_key(ip))
+            .map_err(|_| refused(Limit::LinkAttempts))
+    }
+
     /// Drops the state of clients whose buckets are full again, so the maps do not
     /// grow with every address ever seen. Run it periodically.
     pub fn forget_idle_clients(&self) {
         forget_idle(&self.per_ip);
         forget_idle(&self.per_identity);
         forget_idle(&self.save_creations);
+        forget_idle(&self.link_attempts);
     }
 }
 
@@ -88,8 +106,8 @@ pub async fn spend(
     next: Next,
 ) -> Result<Response, ApiError> {
     state.rate_limiters.spend_ip(client)?;
-    if let Some(player) = request.extensions().get::<Player>() {
-        state.rate_limiters.spend_identity(&player.player_id)?;
+    if let Some(caller) = request.extensions().get::<Caller>() {
+        state.rate_limiters.spend_identity(&caller.player_id)?;
     }
     Ok(next.run(request).await)
 }

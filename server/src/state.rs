@@ -1,6 +1,7 @@
-//! What every handler shares: configuration, the database, the clock and the rate
-//! limiters.
+//! What every handler shares: configuration, the database, the clock, the rate
+//! limiters and the idempotency keys being answered.
 
+use crate::api::in_flight::InFlight;
 use crate::clock::Clock;
 use crate::rate_limit::RateLimiters;
 use crate::settings::Settings;
@@ -13,6 +14,8 @@ pub struct AppState {
     pub store: Store,
     pub clock: Arc<dyn Clock>,
     pub rate_limiters: Arc<RateLimiters>,
+    /// Requests with one key (profile operations, device links) take turns.
+    pub key_turns: Arc<InFlight>,
 }
 
 impl AppState {
@@ -22,6 +25,7 @@ impl AppState {
             settings: Arc::new(settings),
             store,
             clock,
+            key_turns: Arc::default(),
         }
     }
 }

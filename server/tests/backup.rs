@@ -167,11 +167,13 @@ async fn a_backup_taken_under_write_load_restores_every_row() {
         .unwrap();
     assert_eq!(entries.len(), (rows.len() - missing_scores).min(100));
     let (first_name, _) = &players[0];
-    let player = store
-        .player_by_token(token_sha256(&tokens[first_name].to_string()))
+    let caller = store
+        .caller_by_token(token_sha256(&tokens[first_name].to_string()))
         .await
+        .unwrap()
         .unwrap();
-    assert_eq!(player.unwrap().display_name, *first_name);
+    let profile = store.profile(caller.player_id).await.unwrap().unwrap();
+    assert_eq!(profile.profile.display_name, *first_name);
 }
 
 #[test]

@@ -3,11 +3,10 @@
 
 mod common;
 
-use axum::body::Body;
-use axum::http::Request;
-use common::{Options, TestServer, body_json, played_game, post_json, value_of, with_token};
+use common::scenarios::me;
+use common::{Options, TestServer, played_game, post_json, value_of, with_token};
 use keydo_core::Mode;
-use keydo_core::api::{Save, ServerBest};
+use keydo_core::api::ServerBest;
 use keydo_core::week::week_of;
 use keydo_server::clock::Clock;
 use serde_json::Value;
@@ -23,13 +22,6 @@ async fn submit(server: &TestServer, token: Uuid, game: &Value) {
         .send(with_token(post_json("/api/scores", game), token))
         .await;
     assert_eq!(response.status(), 200);
-}
-
-async fn me(server: &TestServer, token: Uuid) -> Save {
-    let request = Request::get("/api/saves/me").body(Body::empty()).unwrap();
-    let response = server.send(with_token(request, token)).await;
-    assert_eq!(response.status(), 200);
-    serde_json::from_value(body_json(response).await).unwrap()
 }
 
 fn best(mode: Mode, alltime: i64, weekly: Option<i64>) -> ServerBest {

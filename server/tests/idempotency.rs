@@ -7,8 +7,8 @@ use axum::body::Body;
 use axum::http::{Request, header};
 use common::{Options, TestServer, assert_error, body_json, client_addr, limits};
 use keydo_core::api::{IDEMPOTENCY_KEY_HEADER, SaveCreated};
+use keydo_server::store::Creation;
 use keydo_server::store::queries::{Player, SaveCreation};
-use keydo_server::store::{Creation, Store};
 use serde_json::{Value, json};
 use sha2::{Digest, Sha256};
 use tower::ServiceExt;
@@ -228,15 +228,6 @@ async fn the_database_holds_neither_the_key_nor_the_token() {
     assert_eq!(key_sha256, hex::encode(Sha256::digest(key.to_string())));
 }
 
-/// A store of the test's own on the server's database: it bypasses the API's turns.
-async fn own_store(server: &TestServer) -> Store {
-    let location = server.location.clone();
-    tokio::task::spawn_blocking(move || Store::open(&location))
-        .await
-        .unwrap()
-        .unwrap()
-}
-
 fn player(n: usize) -> Player {
     Player {
         player_id: format!("player-{n}"),
@@ -260,7 +251,7 @@ fn store_creation(key_sha256: String) -> SaveCreation {
 async fn concurrent_creations_with_one_key_in_the_database_make_one_save() {
     let test = "concurrent_creations_with_one_key_in_the_database_make_one_save";
     for server in TestServer::on_every_database(test, Options::default()).await {
-        let store = own_store(&server).await;
+        let store = server.own_store().await;
         let creation = store_creation("k".repeat(64));
         let attempts = (0..50).map(|n| {
             let (store, creation) = (store.clone(), creation.clone());
@@ -270,6 +261,7 @@ async fn concurrent_creations_with_one_key_in_the_database_make_one_save() {
                         player(n),
                         format!("name-{n}"),
                         format!("token-{n}"),
+                        "Browser".into(),
                         1_000,
                         creation,
                         0,
@@ -292,10 +284,7 @@ async fn concurrent_creations_with_one_key_in_the_database_make_one_save() {
         assert_eq!(winners.len(), 1, "{outcomes:?}");
         for (_, outcome) in &outcomes {
             if let Creation::Remembered(remembered) = outcome {
-                assert_eq!(
-                    remembered.player.player_id,
-                    format!("player-{}", winners[0])
-                );
+                assert_eq!(remembered.player_id, format!("player-{}", winners[0]));
                 assert_eq!(remembered.token_sealed, creation.token_sealed);
             }
         }
@@ -309,7 +298,7 @@ async fn concurrent_creations_with_one_key_in_the_database_make_one_save() {
 async fn concurrent_creations_forget_old_keys_side_by_side() {
     let test = "concurrent_creations_forget_old_keys_side_by_side";
     for server in TestServer::on_every_database(test, Options::default()).await {
-        let store = own_store(&server).await;
+        let store = server.own_store().await;
         let create = |n: usize, created_at: i64, expired_before: i64| {
             let (store, creation) = (store.clone(), store_creation(format!("{n:064}")));
             async move {
@@ -318,6 +307,7 @@ async fn concurrent_creations_forget_old_keys_side_by_side() {
                         player(n),
                         format!("name-{n}"),
                         format!("token-{n}"),
+                        "Browser".into(),
                         created_at,
                         creation,
                         expired_before,

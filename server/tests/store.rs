@@ -26,7 +26,12 @@ async fn a_failing_write_does_not_undo_the_rest_of_its_batch() {
             display_name: format!("P{n}"),
             version: 1,
         };
-        tokio::spawn(async move { store.create_player(player, token_sha256, 0).await.is_ok() })
+        tokio::spawn(async move {
+            store
+                .create_player(player, token_sha256, "Browser".into(), 0)
+                .await
+                .is_ok()
+        })
     });
     let succeeded = futures_util::future::join_all(writes)
         .await

@@ -377,14 +377,15 @@ async fn names_are_checked_unique_and_reset_by_operators(server: &TestServer) {
     assert_ne!(board.entries[0].display_name, "Renamed Player");
     if let Location::Sqlite(path) = &server.location {
         let db = rusqlite::Connection::open(path).unwrap();
-        let set_by: String = db
+        let stamps: String = db
             .query_row(
-                "SELECT name_set_by FROM players WHERE player_id = ?1",
+                "SELECT stamps FROM players WHERE player_id = ?1",
                 [&fan_id],
                 |row| row.get(0),
             )
             .unwrap();
-        assert_eq!(set_by, "operator");
+        let stamps: serde_json::Value = serde_json::from_str(&stamps).unwrap();
+        assert_eq!(stamps["displayName"]["by"], "operator", "{stamps}");
     }
 }
 

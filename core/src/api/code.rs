@@ -64,12 +64,16 @@ api_codes! {
     InvalidLimit = "INVALID_LIMIT", 400, false;
     /// The `Idempotency-Key` header is not a UUID.
     InvalidIdempotencyKey = "INVALID_IDEMPOTENCY_KEY", 400, true;
+    /// The request changes something and so must carry an `Idempotency-Key`.
+    IdempotencyKeyRequired = "IDEMPOTENCY_KEY_REQUIRED", 400, true;
     /// The bearer token names no known save.
     Unauthorized = "UNAUTHORIZED", 401, false;
     /// The `Origin` is not the server's own.
     ForbiddenOrigin = "FORBIDDEN_ORIGIN", 403, false;
     /// Nothing at this address.
     NotFound = "NOT_FOUND", 404, false;
+    /// The player has no (unrevoked) device with this id.
+    DeviceNotFound = "DEVICE_NOT_FOUND", 404, false;
     /// The address does not take this method.
     MethodNotAllowed = "METHOD_NOT_ALLOWED", 405, false;
     /// The body is larger than [`super::MAX_BODY_BYTES`].
@@ -80,6 +84,10 @@ api_codes! {
     InvalidBody = "INVALID_BODY", 422, true;
     /// The display name breaks the name rules.
     InvalidDisplayName = "INVALID_DISPLAY_NAME", 422, true;
+    /// A setting's value is out of range (a font size, an input-method label).
+    InvalidSetting = "INVALID_SETTING", 422, true;
+    /// The link code is unknown, expired or used (which one is not said).
+    LinkCodeInvalid = "LINK_CODE_INVALID", 422, true;
     /// The same `Idempotency-Key` came with a different body.
     IdempotencyKeyReused = "IDEMPOTENCY_KEY_REUSED", 422, true;
     /// The game's counters contradict each other.

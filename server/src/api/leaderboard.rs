@@ -3,7 +3,7 @@
 
 use crate::error::ApiError;
 use crate::state::AppState;
-use crate::store::queries::{self, Player};
+use crate::store::queries::{self, Caller};
 use axum::Json;
 use axum::extract::rejection::QueryRejection;
 use axum::extract::{Extension, Query, State};
@@ -24,7 +24,7 @@ pub struct Params {
 
 pub async fn show(
     State(state): State<AppState>,
-    player: Option<Extension<Player>>,
+    player: Option<Extension<Caller>>,
     params: Result<Query<Params>, QueryRejection>,
 ) -> Result<Json<Leaderboard>, ApiError> {
     let Query(params) = params

@@ -6,14 +6,20 @@
 //! 3. [`rate_limit::spend`]: per IP, then per save → 429 (and, for creating saves,
 //!    [`rate_limit::spend_save_creation`], after [`saves::replay`] has answered the
 //!    resends of a known `Idempotency-Key`), all before the body is read;
-//! 4. the handler, whose [`crate::json_body::BoundedJson`] reads the body within its
+//! 4. the handler (which, for `PATCH /api/saves/me` and `POST /api/devices`, first
+//!    requires an `Idempotency-Key`; using a link code also spends
+//!    [`rate_limit::RateLimiters::spend_link_attempt`] unless it is a replay), whose [`crate::json_body::BoundedJson`] reads the body within its
 //!    limits (415, 413, 400, 422).
 //!
 //! Errors become JSON bodies in [`crate::error::render`].
 
+mod devices;
 mod health;
+mod idempotency;
+pub mod in_flight;
 mod leaderboard;
 mod openapi;
+mod profile;
 mod saves;
 mod scores;
 
@@ -23,7 +29,7 @@ use crate::{auth, metrics, origin, rate_limit};
 use axum::Router;
 use axum::http::{HeaderValue, header};
 use axum::middleware::{from_fn, from_fn_with_state};
-use axum::routing::{get, post};
+use axum::routing::{delete, get, post};
 use tower::ServiceBuilder;
 use tower_http::set_header::SetResponseHeaderLayer;
 
@@ -47,6 +53,9 @@ pub fn routes(state: &AppState) -> Router<AppState> {
                 )),
         )
         .route("/leaderboard", get(leaderboard::show))
+        // Open: the joining device has no token of this player (it may bring the
+        // token of another save, to fold in).
+        .route("/devices", post(devices::link))
         .fallback(not_found)
         .layer(
             ServiceBuilder::new()
@@ -55,8 +64,11 @@ pub fn routes(state: &AppState) -> Router<AppState> {
                 .layer(from_fn_with_state(state.clone(), rate_limit::spend)),
         );
     let for_saves = Router::new()
-        .route("/saves/me", get(saves::me))
+        .route("/saves/me", get(saves::me).patch(profile::apply))
         .route("/scores", post(scores::submit))
+        .route("/devices/link-codes", post(devices::create_code))
+        .route("/devices", get(devices::list))
+        .route("/devices/{id}", delete(devices::revoke))
         .layer(
             ServiceBuilder::new()
                 .layer(from_fn_with_state(state.clone(), origin::check))

@@ -8,35 +8,34 @@
 //! turns, so concurrent resends wait for the first answer instead of racing it. Any
 //! other request goes on through the limit to [`create`] (docs/api.md).
 
-mod idempotency;
-mod in_flight;
-
+use super::idempotency::{IdempotencyKey, request_sha256};
+use super::in_flight::InFlight;
 use crate::auth::token_sha256;
+use crate::device_label;
 use crate::error::ApiError;
 use crate::json_body::BoundedJson;
 use crate::names;
 use crate::state::AppState;
 use crate::store::Creation;
-use crate::store::queries::{Player, RememberedCreation, SaveCreation};
+use crate::store::queries::{Caller, Player, RememberedCreation, SaveCreation};
 use axum::Json;
 use axum::extract::{Extension, FromRequest, Request, State};
-use axum::http::StatusCode;
+use axum::http::{HeaderMap, StatusCode};
 use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
-use idempotency::{IdempotencyKey, request_sha256};
-use in_flight::InFlight;
-use keydo_core::api::{ApiCode, CreateSave, Profile, Save, SaveCreated};
+use keydo_core::api::{ApiCode, CreateSave, Save, SaveCreated};
+use keydo_core::profile::{Profile, ProfileRecord};
 use keydo_core::week;
 use std::sync::Arc;
 use uuid::Uuid;
 
-/// The first version of a save; it grows when saves learn to change.
+/// The first version of a save's profile.
 const FIRST_VERSION: i64 = 1;
 /// How long a key's answer is kept: a day, so a client that lost the answer can come
-/// back the next day and still get its save.
+/// back the next day and still get its save (or its profile operation's answer).
 const KEY_RETENTION_MS: i64 = 24 * 60 * 60 * 1000;
 
-type Created = (StatusCode, Json<SaveCreated>);
+pub type Created = (StatusCode, Json<SaveCreated>);
 
 /// What [`replay`] needs: the app, and the keys being answered right now.
 #[derive(Clone)]
@@ -77,7 +76,7 @@ pub async fn replay(
         .map_err(ApiError::internal)?;
     if let Some(remembered) = remembered {
         let BoundedJson(body) = BoundedJson::<CreateSave>::from_request(request, &()).await?;
-        return Ok(answer_again(&key, &body, remembered)?.into_response());
+        return Ok(answer_again(&key, &request_sha256(&body), remembered)?.into_response());
     }
     request.extensions_mut().insert(key);
     Ok(next.run(request).await)
@@ -86,8 +85,10 @@ pub async fn replay(
 pub async fn create(
     State(state): State<AppState>,
     key: Option<Extension<IdempotencyKey>>,
+    headers: HeaderMap,
     BoundedJson(request): BoundedJson<CreateSave>,
 ) -> Result<Created, ApiError> {
+    let label = device_label::from_headers(&headers);
     let requested = request
         .display_name
         .as_deref()
@@ -107,7 +108,13 @@ pub async fn create(
         };
         let made = match &key {
             None => store
-                .create_named_player(player.clone(), name.key(), token_hash.clone(), now)
+                .create_named_player(
+                    player.clone(),
+                    name.key(),
+                    token_hash.clone(),
+                    label.clone(),
+                    now,
+                )
                 .await
                 .map_err(ApiError::internal)?,
             Some(Extension(key)) => {
@@ -121,6 +128,7 @@ pub async fn create(
                         player.clone(),
                         name.key(),
                         token_hash.clone(),
+                        label.clone(),
                         now,
                         creation,
                         expired_before(now),
@@ -132,69 +140,80 @@ pub async fn create(
                     Creation::NameTaken => false,
                     // Another process answered this key first (PostgreSQL, several servers).
                     Creation::Remembered(remembered) => {
-                        return answer_again(key, &request, remembered);
+                        return answer_again(key, &request_sha256(&request), remembered);
                     }
                 }
             }
         };
         if made {
-            return created(player, token);
+            let record = ProfileRecord::new(Profile::named(player.display_name));
+            return created(&player.player_id, record, token);
         }
     }
     Err(names::no_free_name(requested.is_some()))
 }
 
-/// The answer for a key that already names a save: that save and its token, if the
-/// body is the one the key was first sent with.
-fn answer_again(
+/// The answer for a key that already names a save (or a linked device): that save and
+/// its token, if the body is the one the key was first sent with.
+pub fn answer_again(
     key: &IdempotencyKey,
-    request: &CreateSave,
+    request_sha256: &str,
     remembered: RememberedCreation,
 ) -> Result<Created, ApiError> {
-    if request_sha256(request) != remembered.request_sha256 {
-        return Err(ApiError::new(
-            ApiCode::IdempotencyKeyReused,
-            "This Idempotency-Key was already used with a different request body.",
-        ));
+    if request_sha256 != remembered.request_sha256 {
+        return Err(key_reused());
     }
     let token = key
         .unseal(&remembered.token_sealed)
         .map_err(ApiError::internal)?;
-    created(remembered.player, token)
+    created(&remembered.player_id, remembered.record, token)
 }
 
-fn created(player: Player, token: Uuid) -> Result<Created, ApiError> {
+pub fn key_reused() -> ApiError {
+    ApiError::new(
+        ApiCode::IdempotencyKeyReused,
+        "This Idempotency-Key was already used with a different request body.",
+    )
+}
+
+/// 201 with a token for the player.
+pub fn created(player_id: &str, record: ProfileRecord, token: Uuid) -> Result<Created, ApiError> {
     let created = SaveCreated {
-        player_id: Uuid::parse_str(&player.player_id).map_err(ApiError::internal)?,
+        player_id: Uuid::parse_str(player_id).map_err(ApiError::internal)?,
         token,
-        version: player.version,
-        profile: Profile::named(player.display_name),
+        version: record.version,
+        profile: record.profile,
     };
     Ok((StatusCode::CREATED, Json(created)))
 }
 
 /// Records made before this instant (given now) are forgotten: their keys are free
 /// again.
-fn expired_before(now: i64) -> i64 {
+pub fn expired_before(now: i64) -> i64 {
     now - KEY_RETENTION_MS
 }
 
 pub async fn me(
     State(state): State<AppState>,
-    Extension(player): Extension<Player>,
+    Extension(caller): Extension<Caller>,
 ) -> Result<Json<Save>, ApiError> {
-    let player_id = Uuid::parse_str(&player.player_id).map_err(ApiError::internal)?;
+    let player_id = Uuid::parse_str(&caller.player_id).map_err(ApiError::internal)?;
     // The leaderboard's week: the one the weekly bests are for.
     let week = week::week_of(state.clock.now_ms());
-    let bests = state
-        .store
-        .bests(player.player_id, week)
+    let store = &state.store;
+    let record = store
+        .profile(caller.player_id.clone())
+        .await
+        .map_err(ApiError::internal)?
+        .ok_or_else(ApiError::unauthorized)?;
+    let bests = store
+        .bests(caller.player_id, week)
         .await
         .map_err(ApiError::internal)?;
     Ok(Json(Save {
         player_id,
-        version: player.version,
-        profile: Profile::named(player.display_name),
+        version: record.version,
+        profile: record.profile,
         week,
         bests,
     }))

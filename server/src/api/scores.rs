@@ -15,7 +15,7 @@ use crate::error::ApiError;
 use crate::json_body::BoundedJson;
 use crate::state::AppState;
 use crate::store::Recording;
-use crate::store::queries::{NewResult, Player, ResultState};
+use crate::store::queries::{Caller, NewResult, ResultState};
 use axum::Json;
 use axum::extract::{Extension, State};
 use keydo_core::api::{ApiCode, ScoreAck, ScoreSubmission};
@@ -26,7 +26,7 @@ use keydo_core::week;
 
 pub async fn submit(
     State(state): State<AppState>,
-    Extension(player): Extension<Player>,
+    Extension(player): Extension<Caller>,
     BoundedJson(submission): BoundedJson<ScoreSubmission>,
 ) -> Result<Json<ScoreAck>, ApiError> {
     let now = state.clock.now_ms();
@@ -72,7 +72,7 @@ fn refused(refusal: Refusal) -> ApiError {
 
 /// The row that keeps a verified result: held ones keep their input log for review.
 fn stored_result(
-    player: &Player,
+    player: &Caller,
     submission: &ScoreSubmission,
     verified: Verified,
     now: i64,

@@ -7,8 +7,10 @@
 //! Errors that mean the database is unreachable, full or too slow are told apart
 //! ([`StoreError::is_unavailable`]): the API answers them 503, not 500.
 
+mod devices;
 mod postgres;
 mod postgres_tls;
+mod profiles;
 pub mod queries;
 pub mod sql;
 mod sqlite;
@@ -17,9 +19,13 @@ mod verified;
 use self::postgres::Postgres;
 use self::sqlite::Sqlite;
 use crate::metrics::{DatabaseErrorKind, metrics};
+pub use devices::{LinkRequest, Linking, ListedDevice};
 use keydo_core::Mode;
 use keydo_core::api::ServerBest;
-use queries::{Best, Board, Entry, Game, Player, RememberedCreation, SaveCreation, Standing};
+pub use profiles::Operation;
+use queries::{
+    Best, Board, Caller, Entry, Game, Player, RememberedCreation, SaveCreation, Standing,
+};
 use sql::Sql;
 use std::error::Error as _;
 use std::path::{Path, PathBuf};
@@ -165,11 +171,12 @@ enum Database {
 #[derive(Clone)]
 pub struct Store {
     database: Arc<Database>,
-    /// Saves by token hash, with when they were read. A save never changes once
-    /// created, so a fresh hit is as good as a read; entries expire after
-    /// [`StoreOptions::token_ttl`], so after a restore (which may drop saves) no
-    /// server goes on accepting a token the database no longer knows for longer.
-    known_tokens: Arc<quick_cache::sync::Cache<String, (Player, Instant)>>,
+    /// Devices by token hash, with when they were read. A device's player never
+    /// changes, so a fresh hit is as good as a read; this process forgets a token the
+    /// moment it revokes its device or folds its save away, and entries expire after
+    /// [`StoreOptions::token_ttl`], so after a restore (which may drop saves) or a
+    /// revocation by another server no server goes on accepting the token for longer.
+    known_tokens: Arc<quick_cache::sync::Cache<String, (Caller, Instant)>>,
     token_ttl: Duration,
 }
 
@@ -253,19 +260,26 @@ impl Store {
         &self,
         player: Player,
         token_sha256: String,
+        device_label: String,
         created_at: i64,
     ) -> Result<(), StoreError> {
-        self.write(move |sql| queries::insert_player(sql, &player, &token_sha256, created_at))
-            .await
+        self.write(move |sql| {
+            queries::insert_player(sql, &player, &token_sha256, &device_label, created_at)
+        })
+        .await
     }
 
     /// Creates the save unless `creation`'s key already names a live one (made at or
     /// after `expired_before`), in one transaction; first forgets a few expired records.
+    // Each argument is one column or rule of the one transaction; a struct would only
+    // rename them.
+    #[allow(clippy::too_many_arguments)]
     pub async fn create_player_once(
         &self,
         player: Player,
         name_key: String,
         token_sha256: String,
+        device_label: String,
         created_at: i64,
         creation: SaveCreation,
         expired_before: i64,
@@ -288,7 +302,7 @@ impl Store {
                 expired_before,
             )?;
             if claimed {
-                queries::insert_player(sql, &player, &token_sha256, created_at)?;
+                queries::insert_player(sql, &player, &token_sha256, &device_label, created_at)?;
                 queries::set_name_key(sql, &player.player_id, &name_key)?;
                 return Ok(Creation::Created);
             }
@@ -319,28 +333,36 @@ impl Store {
             .await
     }
 
-    pub async fn player_by_token(
+    /// The unrevoked device a token names.
+    pub async fn caller_by_token(
         &self,
         token_sha256: String,
-    ) -> Result<Option<Player>, StoreError> {
-        if let Some((player, read_at)) = self.known_tokens.get(&token_sha256)
+    ) -> Result<Option<Caller>, StoreError> {
+        if let Some((caller, read_at)) = self.known_tokens.get(&token_sha256)
             && read_at.elapsed() < self.token_ttl
         {
-            return Ok(Some(player));
+            return Ok(Some(caller));
         }
         let key = token_sha256.clone();
-        let player = self
-            .read(move |sql| queries::player_by_token(sql, &token_sha256))
+        let caller = self
+            .read(move |sql| queries::caller_by_token(sql, &token_sha256))
             .await?;
-        match &player {
-            Some(player) => self
+        match &caller {
+            Some(caller) => self
                 .known_tokens
-                .insert(key, (player.clone(), Instant::now())),
+                .insert(key, (caller.clone(), Instant::now())),
             None => {
                 self.known_tokens.remove(&key);
             }
         }
-        Ok(player)
+        Ok(caller)
+    }
+
+    /// This process stops trusting these tokens at once (their devices are gone).
+    fn forget_tokens(&self, token_sha256s: &[String]) {
+        for token_sha256 in token_sha256s {
+            self.known_tokens.remove(token_sha256);
+        }
     }
 
     /// Records a validated game on the all-time board and, when `current_week` is

@@ -4,12 +4,14 @@
 //! ever; `weekly_scores` one row per (player, mode, week). Both are written with a
 //! conditional upsert that only replaces a row with a strictly higher value, so a
 //! resend, a replay or a lower score changes nothing, concurrently or not.
-//! `save_creations` remembers which save an `Idempotency-Key` created (docs/api.md).
+//! `save_creations` remembers which save (or linked device) an `Idempotency-Key`
+//! created (docs/api.md).
 
 use super::StoreError;
 use super::sql::{Param, Row, Sql};
 use keydo_core::Mode;
 use keydo_core::api::ServerBest;
+use keydo_core::profile::{Profile, ProfileRecord};
 
 /// A leaderboard: all time, or one UTC+8 week.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -103,7 +105,7 @@ impl Board {
     }
 }
 
-/// A save as stored (without its token).
+/// A new save (without its token).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Player {
     pub player_id: String,
@@ -111,10 +113,19 @@ pub struct Player {
     pub version: i64,
 }
 
+/// Who a request's token names: a device of a player.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Caller {
+    pub player_id: String,
+    pub device_id: String,
+}
+
+/// Stores a new save and its first device, which has the player's own id.
 pub fn insert_player(
     sql: &mut dyn Sql,
     player: &Player,
     token_sha256: &str,
+    device_label: &str,
     created_at: i64,
 ) -> Result<(), StoreError> {
     sql.query(
@@ -128,25 +139,78 @@ pub fn insert_player(
             Param::Int(created_at),
         ],
     )?;
+    insert_device(
+        sql,
+        &player.player_id,
+        &player.player_id,
+        token_sha256,
+        device_label,
+        created_at,
+    )
+}
+
+pub fn insert_device(
+    sql: &mut dyn Sql,
+    device_id: &str,
+    player_id: &str,
+    token_sha256: &str,
+    label: &str,
+    linked_at: i64,
+) -> Result<(), StoreError> {
+    sql.query(
+        "INSERT INTO devices (device_id, player_id, token_sha256, label, linked_at)
+         VALUES ($1, $2, $3, $4, $5)",
+        &[
+            Param::Text(device_id),
+            Param::Text(player_id),
+            Param::Text(token_sha256),
+            Param::Text(label),
+            Param::Int(linked_at),
+        ],
+    )?;
     Ok(())
 }
 
-pub fn player_by_token(
+/// The unrevoked device whose token has this hash.
+pub fn caller_by_token(
     sql: &mut dyn Sql,
     token_sha256: &str,
-) -> Result<Option<Player>, StoreError> {
+) -> Result<Option<Caller>, StoreError> {
     sql.query_opt(
-        "SELECT player_id, display_name, version FROM players WHERE token_sha256 = $1",
+        "SELECT player_id, device_id FROM devices
+         WHERE token_sha256 = $1 AND revoked_at IS NULL",
         &[Param::Text(token_sha256)],
     )?
     .map(|row| {
-        Ok(Player {
+        Ok(Caller {
             player_id: row.text(0)?.to_owned(),
-            display_name: row.text(1)?.to_owned(),
-            version: row.int(2)?,
+            device_id: row.text(1)?.to_owned(),
         })
     })
     .transpose()
+}
+
+/// The columns [`record_of`] reads, for a query on `players p`.
+pub const RECORD_COLUMNS: &str = "p.display_name, p.version, p.settings, p.stamps";
+
+/// The profile record from [`RECORD_COLUMNS`], starting at column `first`.
+pub fn record_of(row: &Row, first: usize) -> Result<ProfileRecord, StoreError> {
+    let json = |column: usize| -> Result<serde_json::Value, StoreError> {
+        serde_json::from_str(row.text(column)?)
+            .map_err(|error| StoreError::UnexpectedValue(format!("profile JSON: {error}")))
+    };
+    let settings = serde_json::from_value(json(first + 2)?)
+        .map_err(|error| StoreError::UnexpectedValue(format!("settings: {error}")))?;
+    let stamps = serde_json::from_value(json(first + 3)?)
+        .map_err(|error| StoreError::UnexpectedValue(format!("stamps: {error}")))?;
+    Ok(ProfileRecord {
+        version: row.int(first + 1)?,
+        profile: Profile {
+            display_name: row.text(first)?.to_owned(),
+            settings,
+        },
+        stamps,
+    })
 }
 
 /// A save creation's record under its idempotency key, as stored: nothing in it
@@ -158,12 +222,14 @@ pub struct SaveCreation {
     pub token_sealed: String,
 }
 
-/// A remembered creation and the save it made, as that save is now.
+/// A remembered creation (of a save, or of a linked device) and its player's profile
+/// as it is now.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct RememberedCreation {
     pub request_sha256: String,
     pub token_sealed: String,
-    pub player: Player,
+    pub player_id: String,
+    pub record: ProfileRecord,
 }
 
 /// Takes `creation`'s key for `player_id`: true when the key was free (never used, or
@@ -204,20 +270,19 @@ pub fn remembered_creation(
     expired_before: i64,
 ) -> Result<Option<RememberedCreation>, StoreError> {
     sql.query_opt(
-        "SELECT c.request_sha256, c.token_sealed, p.player_id, p.display_name, p.version
-         FROM save_creations c JOIN players p ON p.player_id = c.player_id
-         WHERE c.key_sha256 = $1 AND c.created_at >= $2",
+        &format!(
+            "SELECT c.request_sha256, c.token_sealed, p.player_id, {RECORD_COLUMNS}
+             FROM save_creations c JOIN players p ON p.player_id = c.player_id
+             WHERE c.key_sha256 = $1 AND c.created_at >= $2"
+        ),
         &[Param::Text(key_sha256), Param::Int(expired_before)],
     )?
     .map(|row| {
         Ok(RememberedCreation {
             request_sha256: row.text(0)?.to_owned(),
             token_sealed: row.text(1)?.to_owned(),
-            player: Player {
-                player_id: row.text(2)?.to_owned(),
-                display_name: row.text(3)?.to_owned(),
-                version: row.int(4)?,
-            },
+            player_id: row.text(2)?.to_owned(),
+            record: record_of(&row, 3)?,
         })
     })
     .transpose()
@@ -231,15 +296,30 @@ pub fn forget_expired_creations(
     expired_before: i64,
     at_most: usize,
 ) -> Result<usize, StoreError> {
+    forget_oldest(
+        sql,
+        "DELETE FROM save_creations WHERE key_sha256 = (
+             SELECT key_sha256 FROM save_creations WHERE created_at < $1
+             ORDER BY created_at, key_sha256 LIMIT 1)
+         RETURNING key_sha256",
+        expired_before,
+        at_most,
+    )
+}
+
+/// Runs `delete_oldest` (a statement that deletes the oldest row older than `$1` and
+/// returns it) up to `at_most` times, until it deletes nothing. Returns how many went.
+pub fn forget_oldest(
+    sql: &mut dyn Sql,
+    delete_oldest: &str,
+    before: i64,
+    at_most: usize,
+) -> Result<usize, StoreError> {
     for forgotten in 0..at_most {
-        let deleted = sql.query_opt(
-            "DELETE FROM save_creations WHERE key_sha256 = (
-                 SELECT key_sha256 FROM save_creations WHERE created_at < $1
-                 ORDER BY created_at, key_sha256 LIMIT 1)
-             RETURNING key_sha256",
-            &[Param::Int(expired_before)],
-        )?;
-        if deleted.is_none() {
+        if sql
+            .query_opt(delete_oldest, &[Param::Int(before)])?
+            .is_none()
+        {
             return Ok(forgotten);
         }
     }
@@ -692,28 +772,6 @@ pub fn unkeyed_names(sql: &mut dyn Sql, limit: i64) -> Result<Vec<(String, Strin
     .iter()
     .map(|row| Ok((row.text(0)?.to_owned(), row.text(1)?.to_owned())))
     .collect()
-}
-
-/// An operator's name for the player (the profile's `server-wins` field): returns the
-/// profile's new version, or `None` if no such player.
-pub fn set_name_by_operator(
-    sql: &mut dyn Sql,
-    player_id: &str,
-    display_name: &str,
-    name_key: &str,
-) -> Result<Option<i64>, StoreError> {
-    sql.query_opt(
-        "UPDATE players
-         SET display_name = $1, name_key = $2, name_set_by = 'operator', version = version + 1
-         WHERE player_id = $3 RETURNING version",
-        &[
-            Param::Text(display_name),
-            Param::Text(name_key),
-            Param::Text(player_id),
-        ],
-    )?
-    .map(|row| row.int(0))
-    .transpose()
 }
 
 fn mode_of(id: &str) -> Result<Mode, StoreError> {

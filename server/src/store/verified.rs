@@ -94,32 +94,16 @@ impl Store {
         player: Player,
         name_key: String,
         token_sha256: String,
+        device_label: String,
         created_at: i64,
     ) -> Result<bool, StoreError> {
         self.write(move |sql| {
             if name_taken(sql, &name_key, None)? {
                 return Ok(false);
             }
-            queries::insert_player(sql, &player, &token_sha256, created_at)?;
+            queries::insert_player(sql, &player, &token_sha256, &device_label, created_at)?;
             queries::set_name_key(sql, &player.player_id, &name_key)?;
             Ok(true)
-        })
-        .await
-    }
-
-    /// An operator's name for the player. `Ok(None)`: no such player; `Err` inside:
-    /// another player has the name.
-    pub async fn reset_name(
-        &self,
-        player_id: String,
-        name: DisplayName,
-    ) -> Result<Option<Result<i64, NameTaken>>, StoreError> {
-        self.write(move |sql| {
-            let key = name.key();
-            if name_taken(sql, &key, Some(&player_id))? {
-                return Ok(Some(Err(NameTaken)));
-            }
-            Ok(queries::set_name_by_operator(sql, &player_id, name.as_str(), &key)?.map(Ok))
         })
         .await
     }

@@ -219,6 +219,16 @@ impl TestServer {
         servers
     }
 
+    /// A store of the test's own on the server's database, as `keydo-server admin` or
+    /// another server process opens it: it bypasses this server's in-process turns.
+    pub async fn own_store(&self) -> Store {
+        let location = self.location.clone();
+        tokio::task::spawn_blocking(move || Store::open(&location))
+            .await
+            .unwrap()
+            .unwrap()
+    }
+
     /// How many rows `table` holds, read past the server.
     pub async fn count_rows(&self, table: &str) -> i64 {
         let statement = format!("SELECT COUNT(*) FROM {table}");

@@ -21,6 +21,14 @@ pub async fn submit(server: &TestServer, token: Uuid, game: &Value) -> ScoreAck 
     serde_json::from_value(body_json(response).await).unwrap()
 }
 
+/// `GET /api/saves/me`, expecting 200.
+pub async fn me(server: &TestServer, token: Uuid) -> Save {
+    let request = Request::get("/api/saves/me").body(Body::empty()).unwrap();
+    let response = server.send(with_token(request, token)).await;
+    assert_eq!(response.status(), 200);
+    serde_json::from_value(body_json(response).await).unwrap()
+}
+
 pub async fn leaderboard(server: &TestServer, query: &str, token: Option<Uuid>) -> Leaderboard {
     let mut request = Request::get(format!("/api/leaderboard?{query}"))
         .body(Body::empty())

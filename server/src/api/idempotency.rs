@@ -1,4 +1,5 @@
-//! The `Idempotency-Key` of `POST /api/saves`, and what the server keeps under it.
+//! The `Idempotency-Key` of the requests that change something (`POST /api/saves`,
+//! `PATCH /api/saves/me`, `POST /api/devices`), and what the server keeps under it.
 //!
 //! The key is a UUID the client chose before its first attempt. The server stores
 //! neither it nor the token it answered with: the record is found by SHA-256(key), and
@@ -7,8 +8,11 @@
 //! alone gives away no token (docs/api.md, "Idempotency").
 
 use crate::error::ApiError;
+use axum::extract::FromRequestParts;
 use axum::http::HeaderMap;
-use keydo_core::api::{ApiCode, CreateSave, IDEMPOTENCY_KEY_HEADER};
+use axum::http::request::Parts;
+use keydo_core::api::{ApiCode, IDEMPOTENCY_KEY_HEADER};
+use serde::Serialize;
 use sha2::{Digest, Sha256};
 use uuid::Uuid;
 
@@ -44,6 +48,16 @@ impl IdempotencyKey {
                 )
             })?;
         Ok(Some(Self::new(key)))
+    }
+
+    /// The request's key; 400 `IDEMPOTENCY_KEY_REQUIRED` without one.
+    pub fn required(headers: &HeaderMap) -> Result<Self, ApiError> {
+        Self::from_headers(headers)?.ok_or_else(|| {
+            ApiError::new(
+                ApiCode::IdempotencyKeyRequired,
+                "This request needs an Idempotency-Key header: a UUID chosen once per change and sent again with every retry of it.",
+            )
+        })
     }
 
     fn new(key: Uuid) -> Self {
@@ -82,10 +96,23 @@ impl IdempotencyKey {
     }
 }
 
+/// An extractor for requests that must carry a key: 400 without one, before the body
+/// is read.
+#[derive(Debug, Clone)]
+pub struct RequiredKey(pub IdempotencyKey);
+
+impl<S: Send + Sync> FromRequestParts<S> for RequiredKey {
+    type Rejection = ApiError;
+
+    async fn from_request_parts(parts: &mut Parts, _state: &S) -> Result<Self, ApiError> {
+        IdempotencyKey::required(&parts.headers).map(RequiredKey)
+    }
+}
+
 /// The hex SHA-256 of the request as parsed (so spacing and field order do not
 /// matter): a key sent again with another body is told apart by it.
-pub fn request_sha256(request: &CreateSave) -> String {
-    let canonical = serde_json::to_vec(request).expect("a CreateSave serialises");
+pub fn request_sha256(request: &impl Serialize) -> String {
+    let canonical = serde_json::to_vec(request).expect("API bodies serialise");
     hex::encode(Sha256::digest(canonical))
 }
 
@@ -93,6 +120,7 @@ pub fn request_sha256(request: &CreateSave) -> String {
 mod tests {
     use super::*;
     use axum::http::HeaderValue;
+    use keydo_core::api::CreateSave;
 
     const KEY: &str = "6f1c1f5e-8a4e-4b8e-9d43-2f4c1d0b9a11";
 
@@ -116,6 +144,13 @@ mod tests {
     #[test]
     fn a_key_is_one_hyphenated_uuid_in_either_case() {
         assert_eq!(IdempotencyKey::from_headers(&HeaderMap::new()), Ok(None));
+        assert_eq!(
+            IdempotencyKey::required(&HeaderMap::new())
+                .unwrap_err()
+                .code,
+            ApiCode::IdempotencyKeyRequired
+        );
+        assert_eq!(IdempotencyKey::required(&headers(&[KEY])), Ok(key(KEY)));
         assert_eq!(key(KEY), key(&KEY.to_uppercase()));
         assert_eq!(key(KEY).sha256().len(), 64);
         for refused in [

@@ -1,7 +1,8 @@
 //! One request at a time per idempotency key, within this process.
 //!
 //! Requests with the same key take turns: while one is being answered the others
-//! wait, then find its record and replay it instead of spending a save-creation slot.
+//! wait, then find its record and replay it instead of doing the work again (and, for
+//! new saves, instead of spending a save-creation slot).
 //! Only requests with the same key ever wait for each other. Entries live as long as
 //! someone holds or awaits their turn; dead ones are swept on the next call.
 
