@@ -5,6 +5,8 @@
 
 use crate::services::profile::ProfileService;
 use leptos::prelude::*;
+use wasm_bindgen::JsCast;
+use web_sys::HtmlElement;
 
 /// Keeps the document's attributes in step with the profile's settings.
 pub fn follow_settings() {
@@ -20,8 +22,11 @@ pub fn follow_settings() {
             let settings = &v.profile.settings;
             let _ = root.set_attribute("data-theme", settings.theme.id());
             let _ = root.set_attribute("data-caret", settings.caret.id());
-            let _ =
-                root.set_attribute("style", &format!("--prompt-size: {}px", settings.font_size));
+            // Through the CSSOM: the page's CSP refuses style attributes.
+            if let Some(root) = root.dyn_ref::<HtmlElement>() {
+                let size = format!("{}px", settings.font_size);
+                let _ = root.style().set_property("--prompt-size", &size);
+            }
         });
     });
 }

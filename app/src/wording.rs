@@ -108,6 +108,14 @@ fn api_words(code: ApiCode) -> &'static str {
         ApiCode::PlayedBeforeSave => "This result is too old to count.",
         ApiCode::SeedReused => "You already sent a game on this text; a text counts once.",
         ApiCode::NameTaken => "Another player already has this name.",
+        ApiCode::IdempotencyKeyRequired => {
+            "The request lacked the key that makes it safe to resend."
+        }
+        ApiCode::InvalidSetting => "The server does not accept this setting's value.",
+        ApiCode::LinkCodeInvalid => {
+            "This code is unknown, expired or already used: show a new one on your other device."
+        }
+        ApiCode::DeviceNotFound => "That device is not one of yours any more.",
         ApiCode::RateLimited => "The server asked KeyDo to slow down.",
         ApiCode::Internal | ApiCode::Unavailable | ApiCode::DatabaseUnavailable => {
             "The server is briefly unavailable."

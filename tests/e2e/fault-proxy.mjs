@@ -8,6 +8,7 @@
 // from a seeded generator, so a failing run can be repeated with its seed.
 import { randomInt } from 'node:crypto';
 import { request as httpRequest, createServer } from 'node:http';
+import { brotliDecompressSync, gunzipSync } from 'node:zlib';
 
 /** The score submission route, where `inject` puts its rules. */
 export const SCORES = 'POST /api/scores';
@@ -73,6 +74,13 @@ export function seededRandom(seed) {
 export function newSeed() {
   const fixed = process.env.KEYDO_FAULT_SEED;
   return fixed !== undefined && fixed !== '' ? Number(fixed) >>> 0 : randomInt(2 ** 32);
+}
+
+/** A body as text, undoing the server's `Content-Encoding`. */
+function decoded(encoding, body) {
+  if (encoding === 'br') return brotliDecompressSync(body).toString();
+  if (encoding === 'gzip') return gunzipSync(body).toString();
+  return body.toString();
 }
 
 export function pick(random, choices) {
@@ -248,6 +256,8 @@ export async function startFaultProxy(upstreamOrigin, { seed = newSeed() } = {})
             const answerChunks = [];
             upstreamAnswer.on('data', (c) => answerChunks.push(c));
             upstreamAnswer.on('end', () => {
+              // What the server answered, even when the proxy cuts it off the client.
+              if (log) log.answer = decoded(upstreamAnswer.headers['content-encoding'], Buffer.concat(answerChunks));
               const send = () => answer(upstreamAnswer.statusCode, upstreamAnswer.headers, Buffer.concat(answerChunks));
               if (rule?.kind === 'drop-after-commit') cut();
               else if (rule?.kind === 'hold' || (rule?.kind === 'hang' && rule.commit)) park(res, send);

@@ -7,6 +7,7 @@ import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
+import { startFaultProxy } from './fault-proxy.mjs';
 import { ROOT, launchBrowser, readRecord, startServer } from './harness.mjs';
 import { eventually, playGame, shortSeed } from './play.mjs';
 
@@ -14,9 +15,14 @@ const SERVER_BIN = join(ROOT, 'target', 'release', 'keydo-server');
 
 let browser;
 let server;
+/** A short 中文 seed, found by a page without a save (so no player's requests count). */
+let zhSeed;
 before(async () => {
   browser = await launchBrowser();
   server = await startServer();
+  const scout = await browser.newContext();
+  zhSeed = await shortSeed(await scout.newPage(), server.origin, 'zh', 40);
+  await scout.close();
 });
 after(async () => {
   await browser?.close();
@@ -24,12 +30,16 @@ after(async () => {
 });
 
 /** A device: its own browser context (its own IndexedDB), with the page open. */
-async function device() {
+async function device(origin = server.origin) {
   const context = await browser.newContext();
   const page = await context.newPage();
-  await page.goto(server.origin);
-  await page.getByTestId('profile-panel').locator('summary').click();
+  await openPanel(page, origin);
   return { context, page };
+}
+
+async function openPanel(page, origin = server.origin) {
+  await page.goto(origin);
+  await page.getByTestId('profile-panel').locator('summary').click();
 }
 
 /** What the page shows of the profile, and what its settings did to the document. */
@@ -41,6 +51,7 @@ function shown(page) {
       theme: document.documentElement.dataset.theme,
       fontSize: value('setting-font-size'),
       caret: document.documentElement.dataset.caret,
+      promptSize: getComputedStyle(document.documentElement).getPropertyValue('--prompt-size'),
       queued: document.querySelector('[data-testid="profile-sync"]')?.dataset.queued,
     };
   });
@@ -58,8 +69,32 @@ async function settles(page, expected, timeout = 40_000) {
     const now = await shown(page);
     return now.queued === '0' && Object.entries(expected).every(([k, v]) => now[k] === v);
   }, timeout).catch(async (error) => {
-    throw new Error(`${error.message}: shows ${JSON.stringify(await shown(page))}, expected ${JSON.stringify(expected)}`);
+    const operations = await readStore(page, 'operations');
+    throw new Error(
+      `${error.message}: shows ${JSON.stringify(await shown(page))}, expected ${JSON.stringify(expected)}; ` +
+        `operations stored: ${JSON.stringify(operations)}`,
+    );
   });
+}
+
+/** Every record of `store` in the page's IndexedDB `keydo`. */
+function readStore(page, store) {
+  return page.evaluate(
+    (store) =>
+      new Promise((ok, fail) => {
+        const open = indexedDB.open('keydo');
+        open.onerror = () => fail(open.error);
+        open.onsuccess = () => {
+          const all = open.result.transaction(store).objectStore(store).getAll();
+          all.onsuccess = () => {
+            open.result.close();
+            ok(all.result);
+          };
+          all.onerror = () => fail(all.error);
+        };
+      }),
+    store,
+  );
 }
 
 async function notices(page) {
@@ -115,20 +150,27 @@ describe('two devices of one player', () => {
     assert.equal((await shown(phone.page)).theme, 'dark');
     assert.equal((await shown(phone.page)).queued, '2');
 
-    await phone.context.setOffline(false);
+    // The laptop's later changes reach the server first; the phone's older theme then
+    // meets them and loses, while its name (changed nowhere else) goes through.
     await laptop.context.setOffline(false);
-    const merged = { name: 'Ann Offline', theme: 'light', fontSize: '26' };
+    await settles(laptop.page, { theme: 'light', fontSize: '26' });
+    await phone.context.setOffline(false);
+    const merged = { name: 'Ann Offline', theme: 'light', fontSize: '26', promptSize: '26px' };
     await settles(phone.page, merged);
     await settles(laptop.page, merged);
     assert.deepEqual(await notices(laptop.page), []);
+    assert.deepEqual(await notices(phone.page), [
+      'Your change of the theme was older than a change made on another device, which was kept. OK',
+    ]);
+    await phone.page.getByTestId('profile-notice-dismiss').click();
 
     // The leaderboard shows the name both devices now have.
-    const seed = await shortSeed(laptop.page, server.origin, 'words', 140);
-    await playGame(laptop.page, server.origin, { mode: 'words', seed });
+    await playGame(laptop.page, server.origin, { mode: 'zh', seed: zhSeed });
     await eventually(async () => {
-      const answer = await (await fetch(`${server.origin}/api/leaderboard?mode=words&board=alltime`)).json();
+      const answer = await (await fetch(`${server.origin}/api/leaderboard?mode=zh&board=alltime`)).json();
       return answer.entries.some((e) => e.displayName === 'Ann Offline');
     });
+    await openPanel(laptop.page);
   });
 
   test('a moderator’s name reset wins over names queued before it, on both devices', async () => {
@@ -155,28 +197,45 @@ describe('two devices of one player', () => {
   });
 
   test('a lost answer to a profile operation is resent under its key and applied once', async () => {
-    const patches = [];
-    let dropped = false;
-    await phone.page.route('**/api/saves/me', async (route) => {
-      const request = route.request();
-      if (request.method() !== 'PATCH') return route.continue();
-      const response = await route.fetch();
-      patches.push({ key: request.headers()['idempotency-key'], body: await response.json() });
-      if (!dropped) {
-        // The server has applied it; the page never hears so.
-        dropped = true;
-        return route.abort('connectionreset');
-      }
-      return route.fulfill({ response });
-    });
-    await phone.page.getByTestId('setting-caret').selectOption('block');
-    await settles(phone.page, { caret: 'block' });
-    await phone.page.unroute('**/api/saves/me');
-    assert.equal(patches.length, 2, 'sent once, resent once');
-    assert.equal(patches[0].key, patches[1].key, 'the same Idempotency-Key');
-    assert.deepEqual(patches[1].body, patches[0].body, 'the resend is answered from the record');
-    await settles(laptop.page, { caret: 'block' });
     await phone.context.close();
     await laptop.context.close();
+    // A device of its own behind a proxy that lets the server commit, then cuts the answer.
+    const proxy = await startFaultProxy(server.origin);
+    after(() => proxy.close());
+    const tablet = await device(proxy.origin);
+    proxy.injectOn('PATCH /api/saves/me', { kind: 'drop-after-commit' });
+    const patches = () => proxy.requests.filter((r) => r.route === 'PATCH /api/saves/me');
+    await tablet.page.getByTestId('setting-caret').selectOption('block');
+    const lost = await eventually(async () => patches().find((r) => r.cutByProxy && r.endedAt));
+    const firstAnswer = JSON.parse(lost.answer);
+    assert.equal(firstAnswer.profile.settings.caret, 'block', 'the server applied it');
+
+    // Before the page sends it again, another device of the player changes the caret
+    // later. Applied a second time, the resend would now meet that change and lose.
+    const { token } = await readRecord(tablet.page, 'meta', 'save');
+    const later = await fetch(`${server.origin}/api/saves/me`, {
+      method: 'PATCH',
+      headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json', 'idempotency-key': crypto.randomUUID() },
+      body: JSON.stringify({
+        baseVersion: firstAnswer.version,
+        base: { settings: { caret: 'block' } },
+        changes: { settings: { caret: 'underline' } },
+        changedAt: Date.now() + 60_000,
+      }),
+    });
+    assert.equal(later.status, 200);
+
+    const [, resent] = await eventually(async () => {
+      const all = patches();
+      return all.length >= 2 && all[1].status !== null && all;
+    });
+    assert.equal(resent.idempotencyKey, lost.idempotencyKey, 'the same Idempotency-Key');
+    assert.equal(resent.status, 200);
+    assert.deepEqual(JSON.parse(resent.answer), firstAnswer, 'answered from the record, not applied again');
+    // The page learns of the later change by polling, and has nothing to regret.
+    await settles(tablet.page, { caret: 'underline' });
+    assert.deepEqual(await notices(tablet.page), []);
+    assert.equal(patches().length, 2);
+    await tablet.context.close();
   });
 });

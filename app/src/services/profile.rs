@@ -42,7 +42,16 @@ pub struct ProfileView {
 #[derive(Clone, Copy)]
 pub struct ProfileService {
     view: RwSignal<ProfileView>,
+    /// Reads of the queue take a ticket when they start; a read shows only if it
+    /// started after the one shown, so a slow read never hides a later change.
+    tickets: StoredValue<Tickets>,
     coordinator: Coordinator,
+}
+
+#[derive(Default)]
+struct Tickets {
+    issued: u64,
+    shown: u64,
 }
 
 impl ProfileService {
@@ -56,6 +65,7 @@ impl ProfileService {
                 notices: Vec::new(),
                 loaded: false,
             }),
+            tickets: StoredValue::new(Tickets::default()),
             coordinator,
         };
         // After every flush: its answers changed the queue.
@@ -83,6 +93,7 @@ impl ProfileService {
         let changes = changes.checked().map_err(|error| explain(&error))?;
         let service = *self;
         spawn_local(async move {
+            let ticket = service.ticket();
             let id = Uuid::new_v4();
             let now = js_sys::Date::now() as u64;
             // A `keydo:profile-write` performance measure spans the commit, for benchmarks.
@@ -100,10 +111,10 @@ impl ProfileService {
             }
             match queued {
                 Ok((true, queue)) => {
-                    service.show(&queue);
+                    service.show(ticket, &queue);
                     service.coordinator.saved();
                 }
-                Ok((false, queue)) => service.show(&queue),
+                Ok((false, queue)) => service.show(ticket, &queue),
                 Err(error) => log(&error),
             }
         });
@@ -114,8 +125,9 @@ impl ProfileService {
     pub fn dismiss(&self, operation_id: Uuid) {
         let service = *self;
         spawn_local(async move {
+            let ticket = service.ticket();
             match update(|queue| ((), queue.dismiss(operation_id).into_iter().collect())).await {
-                Ok(((), queue)) => service.show(&queue),
+                Ok(((), queue)) => service.show(ticket, &queue),
                 Err(error) => log(&error),
             }
         });
@@ -125,9 +137,10 @@ impl ProfileService {
     pub fn reload(&self) {
         let service = *self;
         spawn_local(async move {
+            let ticket = service.ticket();
             match Db::open().await {
                 Ok(db) => match db.profile_queue().await {
-                    Ok(queue) => service.show(&queue),
+                    Ok(queue) => service.show(ticket, &queue),
                     Err(error) => log(&error),
                 },
                 Err(error) => log(&error),
@@ -143,15 +156,37 @@ impl ProfileService {
         }
         let service = *self;
         spawn_local(async move {
+            // Taken now: a change the player makes while the request is out wins the view.
+            let ticket = service.ticket();
             match keydo_sync::refresh_profile().await {
-                Ok(Some(queue)) => service.show(&queue),
+                Ok(Some(queue)) => service.show(ticket, &queue),
                 Ok(None) => {}
                 Err(error) => log(&error),
             }
         });
     }
 
-    fn show(&self, queue: &ProfileQueue) {
+    fn ticket(&self) -> u64 {
+        self.tickets
+            .try_update_value(|t| {
+                t.issued += 1;
+                t.issued
+            })
+            .unwrap_or(0)
+    }
+
+    fn show(&self, ticket: u64, queue: &ProfileQueue) {
+        let newest = self
+            .tickets
+            .try_update_value(|t| {
+                let newest = ticket > t.shown;
+                t.shown = t.shown.max(ticket);
+                newest
+            })
+            .unwrap_or(false);
+        if !newest {
+            return;
+        }
         self.view.try_set(ProfileView {
             profile: queue.local(),
             version: queue.confirmed().version,
