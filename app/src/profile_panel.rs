@@ -10,7 +10,7 @@ use keydo_core::Mode;
 use keydo_core::classify::ErrorCode;
 use keydo_core::profile::{
     Author, Caret, Changes, FONT_SIZES, Field, FieldValue, OperationState, Policy, QueuedOperation,
-    Theme,
+    Settings, Theme,
 };
 use leptos::prelude::*;
 
@@ -54,58 +54,22 @@ pub fn ProfilePanel() -> impl IntoView {
             <NameForm view/>
             <fieldset class="settings">
                 <legend>"Settings"</legend>
-                <label>"Theme "
-                    <select data-testid="setting-theme" on:change=move |ev| {
-                        if let Some(theme) = Theme::ALL.into_iter().find(|t| t.id() == event_target_value(&ev)) {
-                            change(FieldValue::Theme(theme));
-                        }
-                    }>
-                        {Theme::ALL.map(|theme| view! {
-                            <option value=theme.id() selected=move || view.with(|v| v.profile.settings.theme == theme)>
-                                {theme_label(theme)}
-                            </option>
-                        })}
-                    </select>
-                </label>
-                <label>"Caret "
-                    <select data-testid="setting-caret" on:change=move |ev| {
-                        if let Some(caret) = Caret::ALL.into_iter().find(|c| c.id() == event_target_value(&ev)) {
-                            change(FieldValue::Caret(caret));
-                        }
-                    }>
-                        {Caret::ALL.map(|caret| view! {
-                            <option value=caret.id() selected=move || view.with(|v| v.profile.settings.caret == caret)>
-                                {caret_label(caret)}
-                            </option>
-                        })}
-                    </select>
-                </label>
-                <label>"Font size "
-                    <select data-testid="setting-font-size" on:change=move |ev| {
-                        if let Ok(size) = event_target_value(&ev).parse() {
-                            change(FieldValue::FontSize(size));
-                        }
-                    }>
-                        {FONT_SIZES.step_by(2).map(|size| view! {
-                            <option value=size selected=move || view.with(|v| v.profile.settings.font_size == size)>
-                                {format!("{size} px")}
-                            </option>
-                        }).collect_view()}
-                    </select>
-                </label>
-                <label>"Start in "
-                    <select data-testid="setting-preferred-mode" on:change=move |ev| {
-                        if let Ok(mode) = event_target_value(&ev).parse::<Mode>() {
-                            change(FieldValue::PreferredMode(mode));
-                        }
-                    }>
-                        {Mode::ALL.map(|mode| view! {
-                            <option value=mode.id() selected=move || view.with(|v| v.profile.settings.preferred_mode == mode)>
-                                {mode.name()}
-                            </option>
-                        })}
-                    </select>
-                </label>
+                {setting_select("Theme ", "setting-theme",
+                    Theme::ALL.map(|t| (t.id().to_owned(), theme_label(t).to_owned())).to_vec(),
+                    |s| s.theme.id().to_owned(),
+                    |id| Theme::ALL.into_iter().find(|t| t.id() == id).map(FieldValue::Theme))}
+                {setting_select("Caret ", "setting-caret",
+                    Caret::ALL.map(|c| (c.id().to_owned(), caret_label(c).to_owned())).to_vec(),
+                    |s| s.caret.id().to_owned(),
+                    |id| Caret::ALL.into_iter().find(|c| c.id() == id).map(FieldValue::Caret))}
+                {setting_select("Font size ", "setting-font-size",
+                    FONT_SIZES.step_by(2).map(|size| (size.to_string(), format!("{size} px"))).collect(),
+                    |s| s.font_size.to_string(),
+                    |id| id.parse().ok().map(FieldValue::FontSize))}
+                {setting_select("Start in ", "setting-preferred-mode",
+                    Mode::ALL.map(|m| (m.id().to_owned(), m.name().to_owned())).to_vec(),
+                    |s| s.preferred_mode.id().to_owned(),
+                    |id| id.parse::<Mode>().ok().map(FieldValue::PreferredMode))}
                 <label class="check">
                     <input type="checkbox" data-testid="setting-sound"
                         prop:checked=move || view.with(|v| v.profile.settings.sound)
@@ -116,6 +80,39 @@ pub fn ProfilePanel() -> impl IntoView {
             </fieldset>
             <DevicesPanel/>
         </details>
+    }
+}
+
+/// A setting picked from a list: `options` are (value, label); `current` reads the
+/// value from the settings, `pick` turns a value into the change.
+fn setting_select(
+    label: &'static str,
+    testid: &'static str,
+    options: Vec<(String, String)>,
+    current: fn(&Settings) -> String,
+    pick: fn(&str) -> Option<FieldValue>,
+) -> impl IntoView {
+    let service = expect_context::<ProfileService>();
+    let view = service.view();
+    let on_change = move |ev| {
+        if let Some(value) = pick(&event_target_value(&ev)) {
+            // The list offers only valid values.
+            let _ = service.change(std::iter::once(value).collect());
+        }
+    };
+    view! {
+        <label>{label}
+            <select data-testid=testid on:change=on_change>
+                {options.into_iter().map(|(value, text)| {
+                    let selected = value.clone();
+                    view! {
+                        <option value=value selected=move || view.with(|v| current(&v.profile.settings) == selected)>
+                            {text}
+                        </option>
+                    }
+                }).collect_view()}
+            </select>
+        </label>
     }
 }
 
