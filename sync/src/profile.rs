@@ -15,14 +15,21 @@ impl<T: Transport> Flush<'_, T> {
         let in_line = self.db.profile_queue().await?.queued().count();
         // Each pass answers or takes out one operation, or stops.
         for _ in 0..in_line {
-            let queue = self.db.profile_queue().await?;
-            let Some(head) = queue.next_due(now_ms(), kind).cloned() else {
+            // The head is picked and marked as sent in one transaction.
+            let (head, _) = self
+                .db
+                .update_profile_queue(|queue| {
+                    let Some(head) = queue.next_due(now_ms(), kind).cloned() else {
+                        return (None, Vec::new());
+                    };
+                    let sending = queue.sending(head.operation_id).into_iter().collect();
+                    (Some(head), sending)
+                })
+                .await?;
+            let Some(head) = head else {
                 break;
             };
             let id = head.operation_id;
-            self.db
-                .update_profile_queue(|queue| ((), queue.sending(id).into_iter().collect()))
-                .await?;
             let sent = self
                 .with_save(async |transport, credentials| {
                     transport.patch_profile(credentials, &head).await
