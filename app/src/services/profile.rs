@@ -10,7 +10,7 @@
 //! there is no push channel, and a profile changes rarely.
 
 use super::sync::Coordinator;
-use keydo_core::profile::{ChangeError, Changes, Profile, ProfileQueue, QueuedOperation};
+use keydo_core::profile::{Changes, Profile, ProfileQueue, QueuedOperation};
 use keydo_storage::{Db, StorageError};
 use leptos::prelude::*;
 use leptos::task::spawn_local;
@@ -90,7 +90,7 @@ impl ProfileService {
     /// Validates `changes` and queues them; `Err` says in words what is wrong. The
     /// view follows once the change is stored.
     pub fn change(&self, changes: Changes) -> Result<(), String> {
-        let changes = changes.checked().map_err(|error| explain(&error))?;
+        let changes = changes.checked().map_err(|error| error.to_string())?;
         let service = *self;
         spawn_local(async move {
             let ticket = service.ticket();
@@ -207,23 +207,6 @@ async fn update<R>(
     step: impl FnOnce(&mut ProfileQueue) -> (R, Vec<keydo_core::profile::Write>),
 ) -> Result<(R, ProfileQueue), StorageError> {
     Db::open().await?.update_profile_queue(step).await
-}
-
-/// Why a change cannot be made, for the player.
-fn explain(error: &ChangeError) -> String {
-    match error {
-        ChangeError::Empty => "Nothing to change.".to_owned(),
-        ChangeError::Name(name) => name.to_string(),
-        ChangeError::FontSize(size) => format!(
-            "A font size of {size} px is outside {}–{} px.",
-            keydo_core::profile::FONT_SIZES.start(),
-            keydo_core::profile::FONT_SIZES.end()
-        ),
-        ChangeError::InputMethod => format!(
-            "An input method's name has at most {} characters and no control or invisible ones.",
-            keydo_core::profile::INPUT_METHOD_MAX_CHARS
-        ),
-    }
 }
 
 fn log(error: &StorageError) {

@@ -302,6 +302,27 @@ pub enum ChangeError {
     InputMethod,
 }
 
+impl std::fmt::Display for ChangeError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            ChangeError::Empty => f.write_str("The change changes nothing."),
+            ChangeError::Name(error) => error.fmt(f),
+            ChangeError::FontSize(size) => write!(
+                f,
+                "A font size of {size} px is outside {}–{} px.",
+                FONT_SIZES.start(),
+                FONT_SIZES.end()
+            ),
+            ChangeError::InputMethod => write!(
+                f,
+                "An input method's name has at most {INPUT_METHOD_MAX_CHARS} characters, and none a name may not hold."
+            ),
+        }
+    }
+}
+
+impl std::error::Error for ChangeError {}
+
 #[cfg(test)]
 mod tests {
     use super::*;

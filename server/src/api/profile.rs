@@ -14,7 +14,7 @@ use crate::store::queries::Caller;
 use axum::Json;
 use axum::extract::{Extension, State};
 use keydo_core::api::{ApiCode, ProfileAnswer};
-use keydo_core::profile::{ChangeError, FONT_SIZES, INPUT_METHOD_MAX_CHARS, ProfileOperation};
+use keydo_core::profile::{ChangeError, ProfileOperation};
 
 pub async fn apply(
     State(state): State<AppState>,
@@ -51,23 +51,13 @@ pub async fn apply(
 
 /// The operation with its changes normalised, or the reason it is refused.
 fn validated(operation: ProfileOperation) -> Result<ProfileOperation, ApiError> {
-    let changes = operation.changes.validated().map_err(|error| match error {
-        ChangeError::Empty => ApiError::new(ApiCode::InvalidBody, "The operation changes nothing."),
-        ChangeError::Name(error) => ApiError::new(ApiCode::InvalidDisplayName, error.to_string()),
-        ChangeError::FontSize(_) => ApiError::new(
-            ApiCode::InvalidSetting,
-            format!(
-                "The font size must be {} to {} pixels.",
-                FONT_SIZES.start(),
-                FONT_SIZES.end()
-            ),
-        ),
-        ChangeError::InputMethod => ApiError::new(
-            ApiCode::InvalidSetting,
-            format!(
-                "The input-method label has at most {INPUT_METHOD_MAX_CHARS} characters, and none a name may not hold."
-            ),
-        ),
+    let changes = operation.changes.validated().map_err(|error| {
+        let code = match error {
+            ChangeError::Empty => ApiCode::InvalidBody,
+            ChangeError::Name(_) => ApiCode::InvalidDisplayName,
+            ChangeError::FontSize(_) | ChangeError::InputMethod => ApiCode::InvalidSetting,
+        };
+        ApiError::new(code, error.to_string())
     })?;
     if operation.base.fields() != changes.fields() {
         return Err(ApiError::new(
