@@ -1,6 +1,6 @@
 //! The top-level component: starts the services (the page's I/O), then lays out the
-//! title, the offline shell's status, the game, and (a task later) the sync status, the
-//! leaderboards and the profile.
+//! game, the offline shell's status (in the header `index.html` paints before the wasm
+//! runs), and (tasks later) the sync status, the leaderboards and the profile.
 
 use crate::appearance;
 use crate::game::Game;
@@ -9,28 +9,39 @@ use crate::profile_panel::ProfilePanel;
 use crate::services;
 use crate::shell_status::ShellStatus;
 use crate::sync_status::SyncStatus;
+use leptos::portal::Portal;
 use leptos::prelude::*;
 use std::time::Duration;
+use wasm_bindgen::JsCast;
+
+/// The panels below the game: the sync status, the leaderboards and the profile.
+const PANELS: usize = 3;
 
 #[component]
 pub fn App() -> impl IntoView {
     services::provide();
     appearance::follow_settings();
-    // The panels below the game are drawn in a task of their own, after the first one
-    // has drawn the game: the page's first long task is shorter, and they appear below
+    // The panels below the game are drawn after it, each in a task of its own: the
+    // page's first long task is shorter, no later task is long, and they appear below
     // everything, so nothing moves.
-    let (panels, set_panels) = signal(false);
-    set_timeout(move || set_panels.set(true), Duration::ZERO);
+    let (panels_drawn, set_panels_drawn) = signal(0_usize);
+    Effect::new(move |_| {
+        let drawn = panels_drawn.get();
+        if drawn < PANELS {
+            set_timeout(move || set_panels_drawn.set(drawn + 1), Duration::ZERO);
+        }
+    });
+    let status_slot: web_sys::HtmlElement = document()
+        .get_element_by_id("shell-status")
+        .expect("index.html has #shell-status")
+        .unchecked_into();
     view! {
-        <header class="top">
-            <h1 class="brand">"KeyDo " <span lang="zh">"键道"</span></h1>
-            <ShellStatus/>
-        </header>
-        <main>
-            <Game/>
-            <aside class="side">
-                {move || panels.get().then(|| view! { <SyncStatus/> <Leaderboard/> <ProfilePanel/> })}
-            </aside>
-        </main>
+        <Portal mount=status_slot><ShellStatus/></Portal>
+        <Game/>
+        <aside class="side">
+            <Show when=move || { panels_drawn.get() >= 1 }><SyncStatus/></Show>
+            <Show when=move || { panels_drawn.get() >= 2 }><Leaderboard/></Show>
+            <Show when=move || { panels_drawn.get() >= 3 }><ProfilePanel/></Show>
+        </aside>
     }
 }

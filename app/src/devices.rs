@@ -168,7 +168,7 @@ fn link_address(code: &str) -> String {
 }
 
 /// The code in the address, when the page was opened from a QR code.
-fn code_in_address() -> Option<String> {
+pub fn code_in_address() -> Option<String> {
     let hash = window().location().hash().ok()?;
     hash.strip_prefix(LINK_FRAGMENT).map(str::to_owned)
 }

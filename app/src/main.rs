@@ -1,4 +1,4 @@
-//! KeyDo's page: mounts the Leptos app.
+//! KeyDo's page: mounts the Leptos app into the frame `index.html` paints first.
 
 mod app;
 mod appearance;
@@ -11,6 +11,11 @@ mod shell_status;
 mod sync_status;
 mod wording;
 
+use wasm_bindgen::JsCast;
+
 fn main() {
-    leptos::mount::mount_to_body(app::App);
+    let root = leptos::prelude::document()
+        .get_element_by_id("app")
+        .expect("index.html has #app");
+    leptos::mount::mount_to(root.unchecked_into(), app::App).forget();
 }

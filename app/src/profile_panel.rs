@@ -3,7 +3,7 @@
 //! devices. Every control changes the profile through the operation outbox, so it
 //! applies at once, offline too, and reaches the player's other devices later.
 
-use crate::devices::DevicesPanel;
+use crate::devices::{DevicesPanel, code_in_address};
 use crate::services::profile::{ProfileService, ProfileView};
 use crate::wording;
 use keydo_core::Mode;
@@ -34,8 +34,12 @@ pub fn ProfilePanel() -> impl IntoView {
         // Settings controls only offer valid values.
         let _ = service.change(std::iter::once(value).collect());
     };
+    // The body is drawn when the panel is first opened: most visits never open it.
+    // A page opened from a link code's QR code opens it at once, on the code's form.
+    let opened = RwSignal::new(code_in_address().is_some());
     view! {
-        <details class="profile-panel" data-testid="profile-panel">
+        <details class="profile-panel" data-testid="profile-panel" open=opened.get_untracked()
+            on:toggle=move |_| opened.set(true)>
             <summary>
                 "Profile: "
                 <bdi data-testid="profile-display-name">
@@ -48,6 +52,7 @@ pub fn ProfilePanel() -> impl IntoView {
                     n => format!("Saved here; {n} change{} still to reach your other devices.", if n == 1 { "" } else { "s" }),
                 }}
             </p>
+            <Show when=move || opened.get()>
             <ul class="profile-notices">
                 {move || view.with(|v| v.notices.iter().map(|notice| notice_line(notice, service)).collect_view())}
             </ul>
@@ -79,6 +84,7 @@ pub fn ProfilePanel() -> impl IntoView {
                 <InputMethodForm view/>
             </fieldset>
             <DevicesPanel/>
+            </Show>
         </details>
     }
 }

@@ -1,9 +1,12 @@
 //! The offline shell's status in the header: "Ready to play offline" once the service
 //! worker's precache is complete; and, floating at the bottom of the window so their
 //! arrival shifts nothing, the new-version prompt when one waits and a note (until
-//! dismissed) when the browser refused persistent storage.
+//! dismissed) when the browser refused persistent storage while a result is still to
+//! be sent: that is all an eviction could lose, so a first visit is not greeted with
+//! a warning about nothing.
 
 use crate::services::shell::{Persistence, Shell};
+use crate::services::sync::Coordinator;
 use leptos::prelude::*;
 
 #[component]
@@ -12,6 +15,9 @@ pub fn ShellStatus() -> impl IntoView {
     let offline_ready = shell.offline_ready();
     let update_waiting = shell.update_waiting();
     let persistence = shell.persistence();
+    let sync_view = expect_context::<Coordinator>().view();
+    let at_risk =
+        move || persistence.get() == Persistence::Refused && sync_view.with(|v| v.pending > 0);
     view! {
         <p class="shell-status" data-testid="offline-ready" hidden=move || !offline_ready.get()>
             "Ready to play offline"
@@ -27,7 +33,7 @@ pub fn ShellStatus() -> impl IntoView {
             role="note"
             data-testid="persist-note"
             data-state=move || persistence.get().id()
-            hidden=move || persistence.get() != Persistence::Refused
+            hidden=move || !at_risk()
         >
             <span>
                 "This browser did not grant KeyDo persistent storage: when space runs low it may \

@@ -132,7 +132,7 @@ impl Language {
     pub fn tag(self) -> &'static str {
         match self {
             Language::English => "en",
-            Language::Chinese => "zh",
+            Language::Chinese => "zh-Hans",
         }
     }
 }
@@ -180,7 +180,7 @@ mod tests {
             assert_eq!(mode.language().tag(), "en");
             assert_eq!((mode.speed_unit(), mode.chars_per_unit()), ("WPM", 5));
         }
-        assert_eq!(Mode::Zh.language().tag(), "zh");
+        assert_eq!(Mode::Zh.language().tag(), "zh-Hans");
         assert_eq!(
             (Mode::Zh.speed_unit(), Mode::Zh.chars_per_unit()),
             ("字/分", 1)

@@ -4,7 +4,8 @@
 //!
 //! The Content-Security-Policy allows only this origin, plus what the shell needs:
 //! `'wasm-unsafe-eval'` to compile its WebAssembly (page and service worker) and the
-//! SHA-256 of each inline `<script>` Trunk writes into `index.html` (the module loader),
+//! SHA-256 of each inline `<script>` and `<style>` Trunk writes into `index.html` (the
+//! module loader; the style sheet, inlined so the first paint waits for no request),
 //! so no `'unsafe-inline'`. The hashes are read from the served `index.html` at start
 //! and again whenever that file changes, so a new build deployed under a running
 //! server keeps working.
@@ -21,8 +22,8 @@ use std::path::{Path, PathBuf};
 use std::sync::{Arc, RwLock};
 use std::time::SystemTime;
 
-/// Everything but scripts and the hashes; see [`policy`].
-const POLICY: &str = "default-src 'self'; style-src 'self'; img-src 'self' data:; \
+/// Everything but scripts, styles and the hashes; see [`policy`].
+const POLICY: &str = "default-src 'self'; img-src 'self' data:; \
      connect-src 'self'; worker-src 'self'; manifest-src 'self'; font-src 'self'; \
      object-src 'none'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'";
 
@@ -87,7 +88,10 @@ impl SecurityHeaders {
 impl Policy {
     fn read(index_html: &Path) -> Policy {
         let html = std::fs::read_to_string(index_html).unwrap_or_default();
-        let value = policy(&inline_scripts(&html));
+        let value = policy(
+            &inline_bodies(&html, "script"),
+            &inline_bodies(&html, "style"),
+        );
         Policy {
             index_modified: modified(index_html),
             value: HeaderValue::from_str(&value).expect("hashes are base64"),
@@ -99,28 +103,37 @@ fn modified(path: &Path) -> Option<SystemTime> {
     std::fs::metadata(path).and_then(|m| m.modified()).ok()
 }
 
-/// The Content-Security-Policy allowing these inline scripts.
-fn policy(inline_scripts: &[&str]) -> String {
-    let hashes: String = inline_scripts
-        .iter()
-        .map(|script| format!(" 'sha256-{}'", BASE64.encode(Sha256::digest(script))))
-        .collect();
-    format!("script-src 'self' 'wasm-unsafe-eval'{hashes}; {POLICY}")
+/// The Content-Security-Policy allowing these inline scripts and styles.
+fn policy(inline_scripts: &[&str], inline_styles: &[&str]) -> String {
+    let script_hashes = hashes(inline_scripts);
+    let style_hashes = hashes(inline_styles);
+    format!(
+        "script-src 'self' 'wasm-unsafe-eval'{script_hashes}; style-src 'self'{style_hashes}; {POLICY}"
+    )
 }
 
-/// The bodies of the `<script>` elements without a `src`.
-fn inline_scripts(html: &str) -> Vec<&str> {
+/// ` 'sha256-…'` for each body.
+fn hashes(bodies: &[&str]) -> String {
+    bodies
+        .iter()
+        .map(|body| format!(" 'sha256-{}'", BASE64.encode(Sha256::digest(body))))
+        .collect()
+}
+
+/// The bodies of the `<tag>` elements without a `src` (`tag` in lowercase).
+fn inline_bodies<'a>(html: &'a str, tag: &str) -> Vec<&'a str> {
     // ASCII lowercasing keeps byte offsets, so positions found in `lower` index `html`.
     let lower = html.to_ascii_lowercase();
-    let mut scripts = Vec::new();
+    let (open, close) = (format!("<{tag}"), format!("</{tag}"));
+    let mut bodies = Vec::new();
     let mut at = 0;
-    while let Some(found) = lower[at..].find("<script") {
+    while let Some(found) = lower[at..].find(&open) {
         let tag_start = at + found;
         let Some(tag_len) = lower[tag_start..].find('>') else {
             break;
         };
         let body_start = tag_start + tag_len + 1;
-        let Some(body_len) = lower[body_start..].find("</script") else {
+        let Some(body_len) = lower[body_start..].find(&close) else {
             break;
         };
         let tag = &lower[tag_start..body_start];
@@ -128,11 +141,11 @@ fn inline_scripts(html: &str) -> Vec<&str> {
             .split(|c: char| c.is_ascii_whitespace())
             .any(|attribute| attribute.starts_with("src="));
         if !has_src {
-            scripts.push(&html[body_start..body_start + body_len]);
+            bodies.push(&html[body_start..body_start + body_len]);
         }
         at = body_start + body_len;
     }
-    scripts
+    bodies
 }
 
 /// Middleware: sets the headers on every response.
@@ -166,24 +179,27 @@ mod tests {
     use super::*;
 
     #[test]
-    fn inline_scripts_are_found_and_external_ones_skipped() {
+    fn inline_scripts_and_styles_are_found_and_external_ones_skipped() {
         let html = r#"<head><script src="/a.js"></script>
             <SCRIPT type="module">import init from '/app.js';init();</SCRIPT>
+            <style>p{margin:0}</style><link rel="stylesheet" href="/s.css">
             <script defer src='/b.js'></script><script>1</script></head>"#;
         assert_eq!(
-            inline_scripts(html),
+            inline_bodies(html, "script"),
             ["import init from '/app.js';init();", "1"]
         );
-        assert!(inline_scripts("<p>no scripts</p>").is_empty());
-        assert!(inline_scripts("<script>unterminated").is_empty());
+        assert_eq!(inline_bodies(html, "style"), ["p{margin:0}"]);
+        assert!(inline_bodies("<p>no scripts</p>", "script").is_empty());
+        assert!(inline_bodies("<script>unterminated", "script").is_empty());
     }
 
     #[test]
-    fn the_policy_lists_one_hash_per_inline_script() {
+    fn the_policy_lists_one_hash_per_inline_script_and_style() {
         // printf '1' | openssl dgst -sha256 -binary | base64
-        let policy = policy(&["1"]);
+        let policy = policy(&["1"], &["1"]);
         assert!(policy.starts_with(
-            "script-src 'self' 'wasm-unsafe-eval' 'sha256-a4ayc/80/OGda4BO/1o/V0etpOqiLx1JwB5S3beHW0s='; "
+            "script-src 'self' 'wasm-unsafe-eval' 'sha256-a4ayc/80/OGda4BO/1o/V0etpOqiLx1JwB5S3beHW0s='; \
+             style-src 'self' 'sha256-a4ayc/80/OGda4BO/1o/V0etpOqiLx1JwB5S3beHW0s='; "
         ));
         assert!(policy.contains("frame-ancestors 'none'"));
         assert!(!policy.contains("unsafe-inline"));

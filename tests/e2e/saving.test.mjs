@@ -2,11 +2,21 @@
 // write fails (injected: the browser refuses the write transaction, as when the
 // storage quota is used up) stays in the tab, is shown as "Not saved yet", guards the
 // tab against closing, and is saved and delivered once the database takes it again.
-// And a browser that refuses persistent storage gets one dismissible note.
+// And a browser that refuses persistent storage gets one dismissible note, once a
+// result waits to be sent.
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import { launchBrowser, startServer } from './harness.mjs';
-import { PACE, board, eventually, humanPause, readOutbox, shortSeed, waitPending } from './play.mjs';
+import {
+  PACE,
+  board,
+  eventually,
+  humanPause,
+  playGame,
+  readOutbox,
+  shortSeed,
+  waitPending,
+} from './play.mjs';
 
 let browser;
 let server;
@@ -120,11 +130,20 @@ async function openAnsweringPersist(granted) {
   return { context, page, note: page.getByTestId('persist-note') };
 }
 
-test('a refused persistent storage is noted until dismissed, and not again', async () => {
+test('a refused persistent storage is noted while a result waits, until dismissed', async () => {
   const { context, page, note } = await openAnsweringPersist(false);
   try {
-    await page.waitForSelector('[data-testid="persist-note"][data-state="refused"]');
-    assert.ok(await note.isVisible());
+    // Nothing unsent yet: nothing an eviction could lose, so no note.
+    await page.waitForSelector('[data-testid="persist-note"][data-state="refused"]', {
+      state: 'attached',
+    });
+    assert.ok(await note.isHidden());
+
+    // The API unreachable: the game's result waits in the outbox.
+    await context.route('**/api/**', (route) => route.abort('internetdisconnected'));
+    await playGame(page, server.origin, { mode: 'quote', seed });
+    await waitPending(page, 1);
+    await note.waitFor({ state: 'visible' });
     assert.match(await note.textContent(), /did not grant KeyDo persistent storage/);
 
     await page.getByTestId('persist-dismiss').click();

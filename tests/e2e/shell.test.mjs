@@ -277,8 +277,8 @@ describe('updates', () => {
     assert.ok(await page.getByTestId('update-banner').isHidden());
 
     // A new deployment: one changed byte in one precached asset, then the real post-build step.
-    const css = listOutput(dist).find((f) => f.url.endsWith('.css'));
-    appendFileSync(css.path, '\n');
+    const webManifest = listOutput(dist).find((f) => f.url.endsWith('.webmanifest'));
+    appendFileSync(webManifest.path, '\n');
     execFileSync(join(ROOT, 'target', 'release', 'keydo-precache'), [dist]);
     const newCache = expectedCache(dist).name;
     assert.notEqual(newCache, oldCache);
@@ -326,8 +326,8 @@ test('an update whose one asset is replaced by an HTML page in transit: the new 
     assert.deepEqual(await cachedDigests(page, oldCache), oldDigests);
 
     // A new deployment: one changed byte, then the real post-build step.
-    const css = listOutput(dist).find((f) => f.url.endsWith('.css'));
-    appendFileSync(css.path, '\n');
+    const webManifest = listOutput(dist).find((f) => f.url.endsWith('.webmanifest'));
+    appendFileSync(webManifest.path, '\n');
     execFileSync(join(ROOT, 'target', 'release', 'keydo-precache'), [dist]);
     const newCache = expectedCache(dist).name;
     assert.notEqual(newCache, oldCache);

@@ -22,13 +22,17 @@ use wasm_bindgen::JsCast;
 use wasm_bindgen::prelude::*;
 use wasm_bindgen_futures::JsFuture;
 use web_sys::{
-    RegistrationOptions, ServiceWorker, ServiceWorkerContainer, ServiceWorkerRegistration,
-    ServiceWorkerState, ServiceWorkerUpdateViaCache,
+    AddEventListenerOptions, IdleRequestOptions, RegistrationOptions, ServiceWorker,
+    ServiceWorkerContainer, ServiceWorkerRegistration, ServiceWorkerState,
+    ServiceWorkerUpdateViaCache,
 };
 
 /// The `localStorage` key remembering that the player dismissed the note about a
 /// refused persistent storage.
 const PERSIST_NOTE_DISMISSED: &str = "keydo.persistNoteDismissed";
+
+/// How long after `load` the worker's registration waits for the page to go idle.
+const IDLE_WAIT_MS: u32 = 3_000;
 
 /// How often an open page asks the server for a new version.
 const UPDATE_CHECK: Duration = Duration::from_secs(60 * 60);
@@ -83,6 +87,7 @@ impl Shell {
         if let Some(container) = container() {
             shell.reload_on_accepted_takeover(&container);
             spawn_local(async move {
+                page_settled().await;
                 if let Err(error) = shell.register(&container).await {
                     web_sys::console::warn_2(&"keydo: service worker unavailable".into(), &error);
                 }
@@ -220,6 +225,42 @@ fn container() -> Option<ServiceWorkerContainer> {
 
 fn has_controller() -> bool {
     container().and_then(|c| c.controller()).is_some()
+}
+
+/// Resolves once the page has loaded and its main thread has gone idle (or
+/// [`IDLE_WAIT_MS`] after `load`). Installing the worker compiles its wasm and fetches
+/// and hashes the whole precache; begun at once, that took CPU from the first paint
+/// and doubled its layout time (docs/performance.md).
+async fn page_settled() {
+    let window = window();
+    if window
+        .document()
+        .is_some_and(|d| d.ready_state() != "complete")
+    {
+        let loaded = js_sys::Promise::new(&mut |resolve, _| {
+            let options = AddEventListenerOptions::new();
+            options.set_once(true);
+            let listening = window.add_event_listener_with_callback_and_add_event_listener_options(
+                "load", &resolve, &options,
+            );
+            if listening.is_err() {
+                let _ = resolve.call0(&JsValue::NULL);
+            }
+        });
+        let _ = JsFuture::from(loaded).await;
+    }
+    let idle = js_sys::Promise::new(&mut |resolve, _| {
+        let options = IdleRequestOptions::new();
+        options.set_timeout(IDLE_WAIT_MS);
+        // Safari has no requestIdleCallback: there `load` is enough.
+        if window
+            .request_idle_callback_with_options(&resolve, &options)
+            .is_err()
+        {
+            let _ = resolve.call0(&JsValue::NULL);
+        }
+    });
+    let _ = JsFuture::from(idle).await;
 }
 
 /// Whether a `Promise<boolean>` resolved to `true` (a failed call counts as `false`).
