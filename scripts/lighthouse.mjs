@@ -16,8 +16,22 @@ const RUNS = Number(process.env.RUNS ?? 2);
 const CATEGORIES = ['performance', 'accessibility', 'best-practices'];
 const LIGHTHOUSE = join(ROOT, 'node_modules', '.bin', 'lighthouse');
 
-/** One Lighthouse run against `url`: its JSON result. */
-async function lighthouse(url) {
+/**
+ * One Lighthouse run against `url`: its JSON result. Lighthouse now and then fails to
+ * record its trace (NO_NAVSTART, NO_FCP); such a run is taken again, at most twice.
+ */
+async function lighthouse(url, attemptsLeft = 3) {
+  try {
+    return await lighthouseOnce(url);
+  } catch (error) {
+    const traceFailed = /NO_NAVSTART|NO_FCP|NO_TRACING_STARTED/.test(String(error.stderr ?? ''));
+    if (!traceFailed || attemptsLeft <= 1) throw error;
+    console.log('  (Lighthouse failed to record its trace; running again)');
+    return lighthouse(url, attemptsLeft - 1);
+  }
+}
+
+async function lighthouseOnce(url) {
   const { stdout } = await promisify(execFile)(
     LIGHTHOUSE,
     [

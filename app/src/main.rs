@@ -14,8 +14,15 @@ mod wording;
 use wasm_bindgen::JsCast;
 
 fn main() {
-    let root = leptos::prelude::document()
-        .get_element_by_id("app")
-        .expect("index.html has #app");
-    leptos::mount::mount_to(root.unchecked_into(), app::App).forget();
+    // Mounted in a task of its own: the task that compiled and instantiated the wasm
+    // ends first, so neither blocks the page for long (docs/performance.md).
+    leptos::prelude::set_timeout(
+        || {
+            let root = leptos::prelude::document()
+                .get_element_by_id("app")
+                .expect("index.html has #app");
+            leptos::mount::mount_to(root.unchecked_into(), app::App).forget();
+        },
+        std::time::Duration::ZERO,
+    );
 }
