@@ -128,6 +128,9 @@ fn NameForm(view: Signal<ProfileView>) -> impl IntoView {
     let service = expect_context::<ProfileService>();
     let (error, set_error) = signal(None::<String>);
     let input = NodeRef::<leptos::html::Input>::new();
+    // The field follows the stored name only when that changes: the view changes on
+    // every poll and flush, and must not wipe out a name being typed.
+    let stored = Memo::new(move |_| view.with(|v| v.profile.display_name.clone()));
     let submit = move |ev: leptos::ev::SubmitEvent| {
         ev.prevent_default();
         let Some(field) = input.get() else { return };
@@ -141,7 +144,7 @@ fn NameForm(view: Signal<ProfileView>) -> impl IntoView {
         <form class="name-form" on:submit=submit>
             <label>"Name "
                 <input node_ref=input data-testid="profile-name" maxlength="64" autocomplete="nickname"
-                    prop:value=move || view.with(|v| v.profile.display_name.clone())/>
+                    prop:value=stored/>
             </label>
             <button type="submit" data-testid="profile-name-save">"Change name"</button>
             {move || error.get().map(|e| view! { <p class="form-error" role="alert" data-testid="profile-name-error">{e}</p> })}
@@ -154,6 +157,8 @@ fn NameForm(view: Signal<ProfileView>) -> impl IntoView {
 fn InputMethodForm(view: Signal<ProfileView>) -> impl IntoView {
     let service = expect_context::<ProfileService>();
     let (error, set_error) = signal(None::<String>);
+    // As for the name: follows the stored label only when that changes.
+    let stored = Memo::new(move |_| view.with(|v| v.profile.settings.input_method.clone()));
     let on_change = move |ev| {
         let label = event_target_value(&ev);
         let changes: Changes = std::iter::once(FieldValue::InputMethod(label)).collect();
@@ -162,7 +167,7 @@ fn InputMethodForm(view: Signal<ProfileView>) -> impl IntoView {
     view! {
         <label>"Input method (中文) "
             <input data-testid="setting-input-method" list="input-methods" maxlength="64"
-                prop:value=move || view.with(|v| v.profile.settings.input_method.clone())
+                prop:value=stored
                 on:change=on_change/>
         </label>
         <datalist id="input-methods">
