@@ -2,7 +2,8 @@
 // are two devices of one player, linked with a code; changes made on both while
 // offline meet by the documented policies on both pages and on the leaderboard; an
 // operator's name reset wins over changes queued before it, and both pages say so;
-// a lost answer to a profile operation is resent under its key and applied once.
+// a lost answer to a profile operation is resent under its key and applied once; and a
+// name being typed is not wiped out when the profile changes under it.
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import { join } from 'node:path';
@@ -100,6 +101,26 @@ function readStore(page, store) {
 async function notices(page) {
   return page.getByTestId('profile-notice').allTextContents();
 }
+
+test('a name being typed stays while the profile changes under it', async () => {
+  // A server of its own: the saves it creates leave the shared server's limits alone.
+  const own = await startServer();
+  const { context, page } = await device(own.origin);
+  try {
+    // The first change sent creates the save, which names the player; after that the
+    // stored name stays put.
+    await page.getByTestId('setting-caret').selectOption('underline');
+    await eventually(async () => (await shown(page)).name !== '' && (await shown(page)).queued === '0');
+    await page.getByTestId('profile-name').fill('Half a na');
+    // Another setting changes: the profile's view changes (queued, then confirmed).
+    await page.getByTestId('setting-caret').selectOption('block');
+    await eventually(async () => (await shown(page)).caret === 'block' && (await shown(page)).queued === '0');
+    assert.equal(await page.getByTestId('profile-name').inputValue(), 'Half a na');
+  } finally {
+    await context.close();
+    await own.stop();
+  }
+});
 
 describe('two devices of one player', () => {
   let phone;

@@ -1,7 +1,8 @@
 // The installable offline shell: the Rust service worker precaches exactly the
 // build, serves the shell offline (also when woken from stopped), never touches
 // /api, picks up a new build through the update prompt, refuses an update whose
-// bytes are not the build's, and Chrome finds the app installable.
+// bytes are not the build's, and Chrome finds the app installable. The first load
+// paints the page's frame from the HTML and moves nothing, and the worker waits for it.
 import assert from 'node:assert/strict';
 import { appendFileSync, readFileSync, rmSync } from 'node:fs';
 import { createServer, request as httpRequest } from 'node:http';
@@ -395,5 +396,51 @@ test('an install that cannot fetch every file leaves no cache and no active work
     await context.close();
     await server.stop();
     rmSync(dist, { recursive: true, force: true });
+  }
+});
+
+test('the first load: the frame paints from the HTML, its inlined style passes the CSP, nothing shifts, and the worker is registered only after load', async () => {
+  const server = await startServer();
+  const context = await browser.newContext();
+  try {
+    await context.addInitScript(() => {
+      const seen = { violations: [], shifts: 0, loadedAt: null, registeredAt: null };
+      globalThis.__firstLoad = seen;
+      document.addEventListener('securitypolicyviolation', (e) => seen.violations.push(e.violatedDirective));
+      addEventListener('load', () => (seen.loadedAt = performance.now()));
+      const register = ServiceWorkerContainer.prototype.register;
+      ServiceWorkerContainer.prototype.register = function (...args) {
+        seen.registeredAt ??= performance.now();
+        return register.apply(this, args);
+      };
+      new PerformanceObserver((list) => {
+        for (const shift of list.getEntries()) if (!shift.hadRecentInput) seen.shifts += shift.value;
+      }).observe({ type: 'layout-shift', buffered: true });
+    });
+    const page = await context.newPage();
+    // The frame without the wasm: the HTML alone shows what KeyDo is, styled.
+    await page.route('**/*_bg.wasm', (route) => route.abort());
+    await page.goto(server.origin + '/');
+    await page.locator('.intro').waitFor();
+    const frame = await page.evaluate(() => ({
+      background: getComputedStyle(document.body).backgroundColor,
+      app: document.getElementById('app').childElementCount,
+    }));
+    assert.notEqual(frame.background, 'rgba(0, 0, 0, 0)', 'the inlined style sheet applies');
+    assert.equal(frame.app, 0);
+
+    // Then the whole page: the game, its panels, the profile read, the worker ready.
+    await page.unroute('**/*_bg.wasm');
+    await page.reload();
+    await page.getByTestId('prompt').waitFor();
+    await page.getByTestId('profile-panel').waitFor({ state: 'attached' });
+    await page.getByText('Ready to play offline').waitFor();
+    const seen = await page.evaluate(() => globalThis.__firstLoad);
+    assert.deepEqual(seen.violations, []);
+    assert.equal(seen.shifts, 0);
+    assert.ok(seen.loadedAt !== null && seen.registeredAt >= seen.loadedAt, JSON.stringify(seen));
+  } finally {
+    await context.close();
+    await server.stop();
   }
 });
