@@ -399,7 +399,7 @@ test('an install that cannot fetch every file leaves no cache and no active work
   }
 });
 
-test('the first load: the frame paints from the HTML, its inlined style passes the CSP, nothing shifts, and the worker is registered only after load', async () => {
+test('the first load: the frame paints from the HTML, its inlined style passes the CSP, the wasm is fetched after that paint, nothing shifts, and the worker is registered only after load', async () => {
   const server = await startServer();
   const context = await browser.newContext();
   try {
@@ -438,6 +438,11 @@ test('the first load: the frame paints from the HTML, its inlined style passes t
     const seen = await page.evaluate(() => globalThis.__firstLoad);
     assert.deepEqual(seen.violations, []);
     assert.equal(seen.shifts, 0);
+    const order = await page.evaluate(() => ({
+      painted: performance.getEntriesByName('first-paint')[0]?.startTime,
+      wasmFetched: performance.getEntriesByType('resource').find((e) => e.name.endsWith('_bg.wasm'))?.startTime,
+    }));
+    assert.ok(order.painted !== undefined && order.wasmFetched >= order.painted, JSON.stringify(order));
     assert.ok(seen.loadedAt !== null && seen.registeredAt >= seen.loadedAt, JSON.stringify(seen));
   } finally {
     await context.close();
