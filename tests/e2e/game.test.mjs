@@ -304,6 +304,49 @@ describe('the typing game', () => {
     await page.close();
   });
 
+  test('the caret: lit while keys come, blinking once they stop, and no animation runs meanwhile', async () => {
+    const page = await openGame(context, 405);
+    const prompt = await startMode(page, 'words');
+    await page.evaluate(() => {
+      const seen = { keys: [], turns: [] };
+      globalThis.__caret = seen;
+      const element = document.querySelector('[data-testid=prompt]');
+      addEventListener('keydown', () => seen.keys.push(performance.now()), { capture: true });
+      let off = element.classList.contains('caret-off');
+      new MutationObserver(() => {
+        if (element.classList.contains('caret-off') !== off) {
+          off = !off;
+          seen.turns.push({ at: performance.now(), off });
+        }
+      }).observe(element, { attributes: true, attributeFilter: ['class'] });
+    });
+    const caretSize = () =>
+      page.evaluate(() => getComputedStyle(document.querySelector('[data-testid=prompt] .current')).backgroundSize);
+
+    await page.keyboard.type(prompt.slice(0, 30), { delay: KEY_GAP_MS });
+    assert.equal(await page.evaluate(() => document.getAnimations().length), 0, 'no animation runs a frame per vsync');
+    await page.waitForFunction(() => globalThis.__caret.turns.length >= 3, null, { timeout: 5000 });
+    const { keys, turns } = await page.evaluate(() => globalThis.__caret);
+    const lastKey = keys.at(-1);
+    assert.equal(keys.length, 30);
+    assert.ok(turns.every((turn) => turn.at > lastKey), `dark only after the last key: ${JSON.stringify({ lastKey, turns })}`);
+    assert.ok(turns[0].off && turns[0].at - lastKey >= 450, 'dark half a second after the last key');
+    assert.deepEqual(turns.slice(0, 3).map((turn) => turn.off), [true, false, true], 'then blinking');
+
+    // The bar is drawn lit and dark; with reduced motion, always lit.
+    await page.waitForFunction(() => document.querySelector('[data-testid=prompt]').classList.contains('caret-off'));
+    assert.equal(await caretSize(), '0px 0px');
+    await page.emulateMedia({ reducedMotion: 'reduce' });
+    assert.equal(await caretSize(), '2px 100%');
+    await page.emulateMedia({ reducedMotion: 'no-preference' });
+
+    // A key lights it at once.
+    await page.keyboard.type(prompt[30]);
+    assert.equal(await page.evaluate(() => document.querySelector('[data-testid=prompt]').classList.contains('caret-off')), false);
+    assert.equal(await caretSize(), '2px 100%');
+    await page.close();
+  });
+
   test('time: lasts exactly 60 s from the first keystroke', async () => {
     const page = await openGame(context, 505);
     const prompt = await startMode(page, 'time');

@@ -15,8 +15,16 @@ use leptos::html::Input;
 use leptos::prelude::*;
 use std::time::Duration;
 
-/// How often the timer and live speed refresh.
+/// How often the timer, the live speed and the caret's blink refresh.
 const REFRESH: Duration = Duration::from_millis(100);
+/// The caret blinks once no key has come for this long, lit and dark this long each.
+const BLINK_MS: u64 = 500;
+
+/// Whether the caret is in its dark half `idle_ms` after the last key (or the start):
+/// lit while keys come, then blinking.
+fn caret_dark(idle_ms: u64) -> bool {
+    (idle_ms / BLINK_MS) % 2 == 1
+}
 
 /// A finished game, handed to the result screen.
 #[derive(Debug, Clone, PartialEq)]
@@ -54,6 +62,8 @@ pub fn Play(
     let (composing, set_composing) = signal(false);
     let input_ref = NodeRef::<Input>::new();
     let (caret, set_caret) = signal(0usize);
+    let (caret_off, set_caret_off) = signal(false);
+    let last_key_at = StoredValue::new(now());
 
     // Hands the result over once, whichever of a keystroke or the timer ends the game.
     let reported = StoredValue::new(false);
@@ -80,6 +90,10 @@ pub fn Play(
     };
 
     let on_edit = move |edit: Edit, at: u64| {
+        last_key_at.set_value(at);
+        if caret_off.get_untracked() {
+            set_caret_off.set(false);
+        }
         let old_caret = session.with_value(Session::caret);
         session.update_value(|s| s.apply(edit, at));
         session.with_value(|s| {
@@ -99,6 +113,10 @@ pub fn Play(
     let refresh = move || {
         session.update_value(|s| s.tick(now()));
         set_live.set(session.with_value(Session::stats));
+        let dark = caret_dark(now().saturating_sub(last_key_at.get_value()));
+        if caret_off.get_untracked() != dark {
+            set_caret_off.set(dark);
+        }
         report_if_finished();
     };
     if let Ok(interval) = set_interval_with_handle(refresh, REFRESH) {
@@ -122,7 +140,7 @@ pub fn Play(
     view! {
         <div class="play" class:zh=language == Language::Chinese>
             <LiveStats mode live/>
-            <PromptView text=target marks caret composing language on_click=focus_input/>
+            <PromptView text=target marks caret caret_off composing language on_click=focus_input/>
             {assignment.attribution.map(|line| view! { <p class="attribution">{line}</p> })}
             <div class="controls">
                 <TypingInput node_ref=input_ref on_edit label/>
@@ -188,5 +206,21 @@ fn LiveStats(mode: Mode, live: ReadSignal<Stats>) -> impl IntoView {
             <span class="timer" data-testid="timer">{seconds}</span>
             <span class="speed" data-testid="live-speed">{speed}</span>
         </div>
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_caret_stays_lit_while_keys_come_then_blinks() {
+        // Keys come at least every half second: never dark.
+        assert!((0..BLINK_MS).all(|idle| !caret_dark(idle)));
+        // Then dark and lit by turns.
+        assert!(caret_dark(BLINK_MS));
+        assert!(caret_dark(2 * BLINK_MS - 1));
+        assert!(!caret_dark(2 * BLINK_MS));
+        assert!(caret_dark(3 * BLINK_MS));
     }
 }

@@ -81,13 +81,14 @@ const VISIBLE_LINES: usize = 3;
 /// Characters in the font probe: enough for a sub-pixel-accurate width.
 const PROBE_CHARS: usize = 10;
 
-/// The prompt's characters with their marks, the caret at `caret`. A click focuses
-/// the typing field.
+/// The prompt's characters with their marks, the caret at `caret` (in its dark half
+/// while `caret_off`). A click focuses the typing field.
 #[component]
 pub fn PromptView(
     text: Vec<char>,
     marks: Marks,
     caret: ReadSignal<usize>,
+    caret_off: ReadSignal<bool>,
     #[prop(into)] composing: Signal<bool>,
     language: Language,
     on_click: impl Fn() + 'static,
@@ -156,6 +157,7 @@ pub fn PromptView(
                 node_ref=prompt_ref
                 class="prompt"
                 class:composing=move || composing.get()
+                class:caret-off=move || caret_off.get()
                 data-testid="prompt"
                 lang=language.tag()
                 id="prompt"
