@@ -59,7 +59,7 @@ function sizes() {
 
 /**
  * A worker under test: its dist served, a page it controls, offline. `measure()` stops
- * the worker, reloads the page and returns the navigation's timings.
+ * the worker, navigates the page to the app and returns the navigation's timings.
  */
 async function openRig(browser, dist) {
   const server = await startServer({ dist });
@@ -149,9 +149,9 @@ try {
   for (const w of workers) w.rounds = [];
   for (let round = 0; round < ROUNDS; round++) {
     const rigs = [];
-    for (const w of workers) rigs.push(await openRig(browser, w.dist));
     const got = workers.map(() => ({ dcl: [], startup: [] }));
     try {
+      for (const w of workers) rigs.push(await openRig(browser, w.dist));
       // Interleaved, one navigation per worker in turn, the order rotating: a slow
       // spell of the machine falls on every worker alike, not on one worker's runs.
       for (let run = 0; run < RUNS; run++) {

@@ -449,3 +449,27 @@ test('the first load: the frame paints from the HTML, its inlined style passes t
     await server.stop();
   }
 });
+
+test('a browser that reports no paint still fetches the wasm, a second after the page starts, and plays', async () => {
+  const server = await startServer();
+  const context = await browser.newContext();
+  try {
+    // Paint timing that never reports, as in a browser without it or a hidden tab.
+    await context.addInitScript(() => {
+      const observe = PerformanceObserver.prototype.observe;
+      PerformanceObserver.prototype.observe = function (options) {
+        if (options?.type !== 'paint') observe.call(this, options);
+      };
+    });
+    const page = await context.newPage();
+    await page.goto(server.origin + '/');
+    await page.getByTestId('prompt').locator('.ch').first().waitFor();
+    const wasmFetched = await page.evaluate(
+      () => performance.getEntriesByType('resource').find((e) => e.name.endsWith('_bg.wasm'))?.startTime,
+    );
+    assert.ok(wasmFetched >= 1000 && wasmFetched < 3000, `the wasm fetched at ${wasmFetched} ms`);
+  } finally {
+    await context.close();
+    await server.stop();
+  }
+});
