@@ -5,7 +5,8 @@
 //    worker's own start-up (fetchStart − workerStart), for KeyDo's Rust worker, a
 //    plain JavaScript worker doing the same work (bench/plain-sw.js) and the same
 //    worker written with Workbox (bench/workbox-sw.js, from npm). ROUNDS rounds of
-//    RUNS navigations per worker, the workers taking turns navigation by navigation;
+//    RUNS navigations per worker (over RIGS fresh servers, browser contexts and
+//    installs), the workers taking turns navigation by navigation;
 //    the goal is Rust ≤ 1.1× each reference in every round's median, not only overall.
 //    A second copy of the plain JS worker, compared with the first, shows how far
 //    identical workers' rounds differ on this machine: the bench's resolution.
@@ -22,11 +23,14 @@ import {
   startServer,
 } from '../tests/e2e/harness.mjs';
 
-// Five rounds of 40 navigations per worker: at 15 a round, two copies of one worker
-// differed by up to 14% in a round here, more than the 10% the goal is about; at 40,
-// by at most 7% (docs/service-worker.md).
-const RUNS = Number(process.env.RUNS ?? 40);
+// Five rounds of 100 navigations per worker, over four rigs each: with one rig a
+// round, two copies of one worker differed by up to 14%, 12% and 10% in a round at 15,
+// 40 and 100 navigations, as much as the 10% the goal is about (docs/service-worker.md).
+const RUNS = Number(process.env.RUNS ?? 100);
 const ROUNDS = Number(process.env.ROUNDS ?? 5);
+const RIGS = Number(process.env.RIGS ?? 4);
+/** The pause after each navigation. */
+const SETTLE_MS = Number(process.env.SETTLE_MS ?? 100);
 const GOAL = 1.1;
 const kb = (n) => `${(n / 1024).toFixed(1)} KB`;
 const gzip = (path) => gzipSync(readFileSync(path), { level: 9 }).length;
@@ -91,10 +95,11 @@ async function openRig(browser, dist) {
         const [nav] = performance.getEntriesByType('navigation');
         return { dcl: nav.domContentLoadedEventStart, startup: nav.fetchStart - nav.workerStart };
       });
-      // Let the page finish fetching (wasm, texts): a fetch would wake the worker again.
-      // Then leave it, so its game does not run beside the other workers' navigations.
-      await page.waitForLoadState('networkidle');
+      // Leave the page at once: its game would run beside the other workers'
+      // navigations. Its fetches still in flight are cancelled; the next measure()
+      // stops the worker they woke. A pause lets the machine settle before it.
       await page.goto('about:blank');
+      await new Promise((r) => setTimeout(r, SETTLE_MS));
       return t;
     },
     async close() {
@@ -148,27 +153,31 @@ const workers = [
 try {
   for (const w of workers) w.rounds = [];
   for (let round = 0; round < ROUNDS; round++) {
-    const rigs = [];
     const got = workers.map(() => ({ dcl: [], startup: [] }));
-    try {
-      for (const w of workers) rigs.push(await openRig(browser, w.dist));
-      // Interleaved, one navigation per worker in turn, the order rotating: a slow
-      // spell of the machine falls on every worker alike, not on one worker's runs.
-      for (let run = 0; run < RUNS; run++) {
-        for (let i = 0; i < workers.length; i++) {
-          const k = (round + run + i) % workers.length;
-          const t = await rigs[k].measure();
-          got[k].dcl.push(t.dcl);
-          got[k].startup.push(t.startup);
+    // A rig keeps its own start-up speed (up to ~8% off another rig of the same
+    // worker), so a round's navigations are spread over RIGS fresh rigs per worker.
+    for (let set = 0; set < RIGS; set++) {
+      const rigs = [];
+      try {
+        for (const w of workers) rigs.push(await openRig(browser, w.dist));
+        // Interleaved, one navigation per worker in turn, the order rotating: a slow
+        // spell of the machine falls on every worker alike, not on one worker's runs.
+        for (let run = 0; run < RUNS / RIGS; run++) {
+          for (let i = 0; i < workers.length; i++) {
+            const k = (round + set + run + i) % workers.length;
+            const t = await rigs[k].measure();
+            got[k].dcl.push(t.dcl);
+            got[k].startup.push(t.startup);
+          }
         }
+      } finally {
+        for (const rig of rigs) await rig.close();
       }
-    } finally {
-      for (const rig of rigs) await rig.close();
     }
     workers.forEach((w, k) => w.rounds.push(got[k]));
   }
   const all = (w, key) => w.rounds.flatMap((r) => r[key]);
-  console.log(`offline navigation, freshly woken worker: ${ROUNDS} rounds x ${RUNS} runs per worker`);
+  console.log(`offline navigation, freshly woken worker: ${ROUNDS} rounds x ${RUNS} runs per worker over ${RIGS} rigs`);
   for (const w of workers) {
     console.log(
       `  ${w.name.padEnd(13)} DCL median ${ms(median(all(w, 'dcl')))} (p95 ${ms(percentile(all(w, 'dcl'), 0.95))}), ` +

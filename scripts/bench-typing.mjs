@@ -11,6 +11,9 @@
 //    when its frame scheduler is idle and at the next vsync tick (up to 16.7 ms later)
 //    while it still follows the ticks after an earlier frame;
 //  - to next paint: from the event's time stamp to after the next paint (wait + frame);
+//  - whether the key was drawn in the first frame after it: its frame's vsync tick
+//    (requestAnimationFrame's time) is within one interval of the key, and the frame's
+//    work ended within one interval of its start;
 // as p50/p95/p99, plus the Event Timing API's count of events over 16 ms (its smallest
 // threshold).
 //
@@ -25,6 +28,9 @@ const ROUNDS = Number(process.env.ROUNDS ?? 2);
 const KEY_INTERVAL_MS = 40;
 /** A key whose frame started this long after it waited for a vsync tick. */
 const WAITED_MS = 4;
+/** A vsync interval, and the timers' slack on it. */
+const VSYNC_MS = 1000 / 60;
+const SLACK_MS = 0.5;
 
 const FLOOR_PAGE = `<!doctype html><meta charset="utf-8"><title>floor</title>
 <input id="field" aria-label="Type here" autofocus><p id="shown">&nbsp;</p>
@@ -63,8 +69,9 @@ function instrument() {
         },
         { once: true },
       );
-      requestAnimationFrame(() => {
+      requestAnimationFrame((frameTime) => {
         sample.frame = performance.now();
+        sample.frameTime = frameTime;
         const channel = new MessageChannel();
         channel.port1.onmessage = () => {
           sample.painted = performance.now();
@@ -154,6 +161,20 @@ try {
   console.log(
     `  waited for a vsync tick (> ${WAITED_MS} ms)     ${share(wait(samples), waited)} of keys, ` +
       `${share(wait(floorSamples), waited)} on the floor page`,
+  );
+  // A frame's time is its vsync tick (or, started at once, the tick just past). A key
+  // is in the first frame after it if that tick is within an interval of the key, and
+  // that frame's main-thread work ended within an interval of its start.
+  const firstFrame = (xs) =>
+    share(
+      xs,
+      (s) =>
+        s.frameTime - s.stamp <= VSYNC_MS + SLACK_MS &&
+        s.painted - Math.max(s.frameTime, s.stamp) <= VSYNC_MS + SLACK_MS,
+    );
+  console.log(
+    `  drawn in the first frame after them  ${firstFrame(samples)} of keys, ` +
+      `${firstFrame(floorSamples)} on the floor page`,
   );
   console.log(
     `  events over 16 ms (Event Timing)     ${games.reduce((n, g) => n + g.slow, 0)}, ` +
