@@ -29,6 +29,7 @@ import {
 const RUNS = Number(process.env.RUNS ?? 100);
 const ROUNDS = Number(process.env.ROUNDS ?? 5);
 const RIGS = Number(process.env.RIGS ?? 4);
+const RUNS_PER_RIG = Math.ceil(RUNS / RIGS);
 /** The pause after each navigation. */
 const SETTLE_MS = Number(process.env.SETTLE_MS ?? 100);
 const GOAL = 1.1;
@@ -162,7 +163,7 @@ try {
         for (const w of workers) rigs.push(await openRig(browser, w.dist));
         // Interleaved, one navigation per worker in turn, the order rotating: a slow
         // spell of the machine falls on every worker alike, not on one worker's runs.
-        for (let run = 0; run < RUNS / RIGS; run++) {
+        for (let run = 0; run < RUNS_PER_RIG; run++) {
           for (let i = 0; i < workers.length; i++) {
             const k = (round + set + run + i) % workers.length;
             const t = await rigs[k].measure();
@@ -177,7 +178,7 @@ try {
     workers.forEach((w, k) => w.rounds.push(got[k]));
   }
   const all = (w, key) => w.rounds.flatMap((r) => r[key]);
-  console.log(`offline navigation, freshly woken worker: ${ROUNDS} rounds x ${RUNS} runs per worker over ${RIGS} rigs`);
+  console.log(`offline navigation, freshly woken worker: ${ROUNDS} rounds x ${RIGS} rigs x ${RUNS_PER_RIG} runs per worker`);
   for (const w of workers) {
     console.log(
       `  ${w.name.padEnd(13)} DCL median ${ms(median(all(w, 'dcl')))} (p95 ${ms(percentile(all(w, 'dcl'), 0.95))}), ` +
