@@ -10,51 +10,15 @@
 //!   player's own changes made before it do not override (`server-wins`, through
 //!   `ProfileRecord::set_by_operator`).
 
-use crate::cli::DatabaseArgs;
+use crate::cli::{AdminArgs, AdminCommand};
 use crate::clock::{Clock, SystemClock};
 use crate::names::{self, ResetError};
-use crate::store::queries::{ListedResult, Listing};
 use crate::store::{Approval, Location, Store};
-use clap::{Args, Subcommand};
+use crate::store::{ListedResult, Listing};
 use keydo_core::Mode;
 use std::io::Write;
 use std::time::{Duration, UNIX_EPOCH};
 use uuid::Uuid;
-
-#[derive(Debug, Args)]
-pub struct AdminArgs {
-    #[command(flatten)]
-    pub database: DatabaseArgs,
-
-    #[command(subcommand)]
-    pub command: AdminCommand,
-}
-
-#[derive(Debug, Subcommand)]
-pub enum AdminCommand {
-    /// List results waiting for review, oldest first.
-    Held {
-        #[arg(long, default_value_t = 100)]
-        limit: u32,
-    },
-    /// List results whose timing no person produces (held or approved), newest first.
-    Suspicious {
-        #[arg(long, default_value_t = 100)]
-        limit: u32,
-    },
-    /// Approve a held result: it joins the public boards.
-    Approve { player_id: Uuid, score_id: Uuid },
-    /// Hide a player from the public boards; their results still count for them.
-    Hide { player_id: Uuid },
-    /// Show a hidden player on the public boards again.
-    Unhide { player_id: Uuid },
-    /// Reset a player's display name to NAME, or to a generated one. The player's own
-    /// later changes do not override it.
-    ResetName {
-        player_id: Uuid,
-        name: Option<String>,
-    },
-}
 
 /// Runs one admin command, writing what it did to `out`.
 pub async fn run(args: AdminArgs, out: &mut impl Write) -> anyhow::Result<()> {
@@ -69,10 +33,7 @@ pub async fn run(args: AdminArgs, out: &mut impl Write) -> anyhow::Result<()> {
         AdminCommand::Approve {
             player_id,
             score_id,
-        } => match store
-            .approve(player_id.to_string(), score_id.to_string())
-            .await?
-        {
+        } => match store.approve(player_id, score_id).await? {
             Approval::Approved(result) => Ok(writeln!(
                 out,
                 "approved {player_id} {score_id}: {} {} is public",
@@ -87,7 +48,7 @@ pub async fn run(args: AdminArgs, out: &mut impl Write) -> anyhow::Result<()> {
         AdminCommand::Unhide { player_id } => set_hidden(&store, player_id, false, out).await,
         AdminCommand::ResetName { player_id, name } => {
             let now = SystemClock.now_ms();
-            match names::reset(&store, &player_id.to_string(), name.as_deref(), now).await {
+            match names::reset(&store, player_id, name.as_deref(), now).await {
                 Ok((name, version)) => Ok(writeln!(
                     out,
                     "player {player_id} is now named {name:?} (set by an operator; profile version {version})"
@@ -105,7 +66,7 @@ async fn set_hidden(
     hidden: bool,
     out: &mut impl Write,
 ) -> anyhow::Result<()> {
-    if !store.set_hidden(player_id.to_string(), hidden).await? {
+    if !store.set_hidden(player_id, hidden).await? {
         anyhow::bail!("no player has the id {player_id}");
     }
     let now = if hidden { "hidden from" } else { "shown on" };

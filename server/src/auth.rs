@@ -4,42 +4,31 @@
 //! linked; the database
 //! keeps only its SHA-256, so a leaked database does not leak tokens. Each token is one
 //! device of a player; a revoked device's token is refused like an unknown one. The
-//! resolved [`Caller`] travels to the handler as a request extension. Failed attempts spend the
-//! client's per-IP budget, so guessing tokens is as slow as any other abuse.
+//! resolved [`Caller`] travels to the handler as a request extension, which handlers
+//! read as an extractor: `Caller` where a save is needed, `Option<Caller>` where it
+//! only says more. Failed attempts spend the client's per-IP budget, so guessing
+//! tokens is as slow as any other abuse.
 
 use crate::client::ClientIp;
 use crate::error::ApiError;
 use crate::state::AppState;
-use crate::store::queries::Caller;
-use axum::extract::{Extension, Request, State};
+use crate::store::Caller;
+use axum::extract::{Extension, FromRequestParts, OptionalFromRequestParts, Request, State};
+use axum::http::request::Parts;
 use axum::http::{HeaderValue, header};
 use axum::middleware::Next;
 use axum::response::Response;
 use sha2::{Digest, Sha256};
+use std::convert::Infallible;
 use std::net::IpAddr;
 
 /// The token part of `^Bearer ([a-fA-F0-9-]{36})$`.
 const TOKEN_LEN: usize = 36;
 
-/// Middleware for routes that need a save: no valid token, no entry (401).
-pub async fn require(
-    State(state): State<AppState>,
-    Extension(ClientIp(client)): Extension<ClientIp>,
-    mut request: Request,
-    next: Next,
-) -> Result<Response, ApiError> {
-    let caller = match request.headers().get(header::AUTHORIZATION) {
-        Some(authorization) => resolve(&state, client, authorization).await?,
-        None => return Err(refuse(&state, client)),
-    };
-    request.extensions_mut().insert(caller);
-    Ok(next.run(request).await)
-}
-
-/// Middleware for routes open to all that say more to a known save (the leaderboard's
-/// `me`, the old save a linking device folds in). A token that is present must still
-/// be valid.
-pub async fn accept(
+/// Middleware in front of every API route: a request that carries a token gets its
+/// [`Caller`] as an extension; one that carries none goes on as anonymous. A token that
+/// is present must be valid (else 401, spending the client's per-IP budget).
+pub async fn identify(
     State(state): State<AppState>,
     Extension(ClientIp(client)): Extension<ClientIp>,
     mut request: Request,
@@ -50,6 +39,32 @@ pub async fn accept(
         request.extensions_mut().insert(caller);
     }
     Ok(next.run(request).await)
+}
+
+/// A handler that takes a [`Caller`] needs a save: without a token it answers 401.
+/// The request has spent its per-IP budget once already, in [`crate::rate_limit::spend`],
+/// as a refused token does in [`identify`], so an anonymous request spends no more than
+/// a wrong token.
+impl<S: Send + Sync> FromRequestParts<S> for Caller {
+    type Rejection = ApiError;
+
+    async fn from_request_parts(parts: &mut Parts, _state: &S) -> Result<Self, ApiError> {
+        parts
+            .extensions
+            .get::<Caller>()
+            .cloned()
+            .ok_or_else(ApiError::unauthorized)
+    }
+}
+
+/// A handler that takes an `Option<Caller>` is open to all and says more to a known
+/// save (the leaderboard's `me`, the old save a linking device folds in).
+impl<S: Send + Sync> OptionalFromRequestParts<S> for Caller {
+    type Rejection = Infallible;
+
+    async fn from_request_parts(parts: &mut Parts, _state: &S) -> Result<Option<Self>, Infallible> {
+        Ok(parts.extensions.get::<Caller>().cloned())
+    }
 }
 
 /// The hex SHA-256 the database keeps for a token (of its lowercase form, so the hex
@@ -66,10 +81,9 @@ async fn resolve(
     let Some(token) = bearer_token(authorization) else {
         return Err(refuse(state, client));
     };
-    match state.store.caller_by_token(token_sha256(token)).await {
-        Ok(Some(caller)) => Ok(caller),
-        Ok(None) => Err(refuse(state, client)),
-        Err(error) => Err(ApiError::internal(error)),
+    match state.store.caller_by_token(token_sha256(token)).await? {
+        Some(caller) => Ok(caller),
+        None => Err(refuse(state, client)),
     }
 }
 

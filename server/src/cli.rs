@@ -15,6 +15,7 @@ use std::net::SocketAddr;
 use std::num::NonZeroU32;
 use std::path::PathBuf;
 use std::time::Duration;
+use uuid::Uuid;
 
 const RESTORE_HELP: &str = "\
 Backups and restore:
@@ -49,7 +50,7 @@ pub enum Command {
     Backup(BackupArgs),
     /// Moderate the live database: held and suspicious results, approvals, hidden
     /// players, name resets (docs/replay.md).
-    Admin(crate::admin::AdminArgs),
+    Admin(AdminArgs),
 }
 
 #[derive(Debug, Clone, Args)]
@@ -158,6 +159,42 @@ pub struct ConnectionArgs {
     /// Seconds to let in-flight requests finish after SIGTERM/SIGINT.
     #[arg(long, env = "KEYDO_SHUTDOWN_TIMEOUT_SECS", default_value_t = 10)]
     pub shutdown_timeout_secs: u64,
+}
+
+/// `keydo-server admin ...`, run by [`crate::admin::run`].
+#[derive(Debug, Args)]
+pub struct AdminArgs {
+    #[command(flatten)]
+    pub database: DatabaseArgs,
+
+    #[command(subcommand)]
+    pub command: AdminCommand,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum AdminCommand {
+    /// List results waiting for review, oldest first.
+    Held {
+        #[arg(long, default_value_t = 100)]
+        limit: u32,
+    },
+    /// List results whose timing no person produces (held or approved), newest first.
+    Suspicious {
+        #[arg(long, default_value_t = 100)]
+        limit: u32,
+    },
+    /// Approve a held result: it joins the public boards.
+    Approve { player_id: Uuid, score_id: Uuid },
+    /// Hide a player from the public boards; their results still count for them.
+    Hide { player_id: Uuid },
+    /// Show a hidden player on the public boards again.
+    Unhide { player_id: Uuid },
+    /// Reset a player's display name to NAME, or to a generated one. The player's own
+    /// later changes do not override it.
+    ResetName {
+        player_id: Uuid,
+        name: Option<String>,
+    },
 }
 
 /// Where the database lives.

@@ -35,6 +35,13 @@ pub struct ApiError {
     pub message: Cow<'static, str>,
 }
 
+/// Handlers use `?` on the store's errors: 503 or 500 as [`ApiError::internal`] picks.
+impl From<StoreError> for ApiError {
+    fn from(error: StoreError) -> Self {
+        Self::internal(error)
+    }
+}
+
 impl ApiError {
     /// The answer for `code`, with the status the code list gives it.
     pub fn new(code: ApiCode, message: impl Into<Cow<'static, str>>) -> Self {
@@ -179,7 +186,7 @@ impl IntoResponse for ApiError {
 /// Middleware: writes the JSON body of every API error, with the request id, and
 /// leaves the error's [`ApiCode`] on the response for the log line and the metrics.
 pub async fn render(request: Request, next: Next) -> Response {
-    let is_api = crate::router::is_api_path(request.uri().path());
+    let is_api = crate::paths::is_api_path(request.uri().path());
     let request_id = request
         .extensions()
         .get::<RequestId>()

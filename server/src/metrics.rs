@@ -6,7 +6,7 @@
 //! One registry per process ([`metrics`]): the store's writer thread and the connection
 //! loop record into it without being handed anything.
 
-use crate::router::is_api_path;
+use crate::paths::is_api_path;
 use axum::Router;
 use axum::extract::{MatchedPath, Request};
 use axum::http::header;

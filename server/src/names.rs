@@ -6,6 +6,7 @@ use crate::error::ApiError;
 use crate::store::{NameTaken, Store};
 use keydo_core::api::ApiCode;
 use keydo_core::names::DisplayName;
+use uuid::Uuid;
 
 const ADJECTIVES: &[&str] = &[
     "Swift", "Quiet", "Brave", "Clever", "Nimble", "Steady", "Bright", "Calm", "Eager", "Gentle",
@@ -70,7 +71,7 @@ pub enum ResetError {
     #[error("another player already has this name")]
     Taken,
     #[error("no player has the id {0}")]
-    NoSuchPlayer(String),
+    NoSuchPlayer(Uuid),
     #[error("no free generated name")]
     NoFreeName,
     #[error(transparent)]
@@ -82,7 +83,7 @@ pub enum ResetError {
 /// the name and the profile's new version.
 pub async fn reset(
     store: &Store,
-    player_id: &str,
+    player_id: Uuid,
     requested: Option<&str>,
     now_ms: i64,
 ) -> Result<(DisplayName, i64), ResetError> {
@@ -91,11 +92,8 @@ pub async fn reset(
         .transpose()
         .map_err(ResetError::Invalid)?;
     for name in candidates(requested_name) {
-        match store
-            .reset_name(player_id.to_owned(), name.clone(), now_ms)
-            .await?
-        {
-            None => return Err(ResetError::NoSuchPlayer(player_id.to_owned())),
+        match store.reset_name(player_id, name.clone(), now_ms).await? {
+            None => return Err(ResetError::NoSuchPlayer(player_id)),
             Some(Ok(version)) => return Ok((name, version)),
             Some(Err(NameTaken)) => {}
         }

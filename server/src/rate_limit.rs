@@ -13,14 +13,15 @@ use crate::client::ClientIp;
 use crate::error::ApiError;
 use crate::metrics::{Limit, metrics};
 use crate::settings::RateLimits;
-use crate::state::AppState;
-use crate::store::queries::Caller;
+use crate::store::Caller;
 use axum::extract::{Extension, Request, State};
 use axum::middleware::Next;
 use axum::response::Response;
 use governor::{DefaultKeyedRateLimiter, Quota, RateLimiter};
 use std::net::{IpAddr, Ipv6Addr};
+use std::sync::Arc;
 use std::time::Duration;
+use uuid::Uuid;
 
 const MINUTE: Duration = Duration::from_secs(60);
 /// Link-code attempts an address may make at once; one more each minute after
@@ -30,7 +31,7 @@ pub const LINK_ATTEMPTS: u32 = 10;
 /// The keyed limiters.
 pub struct RateLimiters {
     per_ip: DefaultKeyedRateLimiter<IpAddr>,
-    per_identity: DefaultKeyedRateLimiter<String>,
+    per_identity: DefaultKeyedRateLimiter<Uuid>,
     save_creations: DefaultKeyedRateLimiter<IpAddr>,
     link_attempts: DefaultKeyedRateLimiter<IpAddr>,
 }
@@ -59,9 +60,9 @@ impl RateLimiters {
             .map_err(|_| refused(Limit::PerIp))
     }
 
-    pub fn spend_identity(&self, player_id: &str) -> Result<(), ApiError> {
+    pub fn spend_identity(&self, player_id: Uuid) -> Result<(), ApiError> {
         self.per_identity
-            .check_key(&player_id.to_owned())
+            .check_key(&player_id)
             .map_err(|_| refused(Limit::PerIdentity))
     }
 
@@ -100,26 +101,26 @@ fn forget_idle<K: Clone + Eq + std::hash::Hash>(limiter: &DefaultKeyedRateLimite
 
 /// Middleware: per IP, then per identity (when the request carries one).
 pub async fn spend(
-    State(state): State<AppState>,
+    State(limiters): State<Arc<RateLimiters>>,
     Extension(ClientIp(client)): Extension<ClientIp>,
     request: Request,
     next: Next,
 ) -> Result<Response, ApiError> {
-    state.rate_limiters.spend_ip(client)?;
+    limiters.spend_ip(client)?;
     if let Some(caller) = request.extensions().get::<Caller>() {
-        state.rate_limiters.spend_identity(&caller.player_id)?;
+        limiters.spend_identity(caller.player_id)?;
     }
     Ok(next.run(request).await)
 }
 
 /// Middleware for `POST /api/saves`: the save-creation limit.
 pub async fn spend_save_creation(
-    State(state): State<AppState>,
+    State(limiters): State<Arc<RateLimiters>>,
     Extension(ClientIp(client)): Extension<ClientIp>,
     request: Request,
     next: Next,
 ) -> Result<Response, ApiError> {
-    state.rate_limiters.spend_save_creation(client)?;
+    limiters.spend_save_creation(client)?;
     Ok(next.run(request).await)
 }
 
@@ -164,10 +165,11 @@ mod tests {
             keydo_core::api::ApiCode::RateLimited
         );
         limiters.spend_ip(b).unwrap();
-        limiters.spend_identity("p1").unwrap();
-        limiters.spend_identity("p1").unwrap();
-        assert!(limiters.spend_identity("p1").is_err());
-        limiters.spend_identity("p2").unwrap();
+        let (p1, p2) = (Uuid::from_u128(1), Uuid::from_u128(2));
+        limiters.spend_identity(p1).unwrap();
+        limiters.spend_identity(p1).unwrap();
+        assert!(limiters.spend_identity(p1).is_err());
+        limiters.spend_identity(p2).unwrap();
     }
 
     #[test]

@@ -20,11 +20,6 @@ use tower_http::compression::CompressionLayer;
 use tower_http::request_id::{MakeRequestUuid, PropagateRequestIdLayer, SetRequestIdLayer};
 use tower_http::timeout::TimeoutLayer;
 
-/// Whether `path` belongs to the API (and so never gets the shell or an empty error).
-pub fn is_api_path(path: &str) -> bool {
-    path == "/api" || path.starts_with("/api/")
-}
-
 /// The application: the API and the shell behind the shared layers.
 pub fn build(state: AppState) -> Router {
     let request_timeout = state.settings.request_timeout;

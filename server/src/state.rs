@@ -1,11 +1,12 @@
 //! What every handler shares: configuration, the database, the clock, the rate
 //! limiters and the idempotency keys being answered.
 
-use crate::api::in_flight::InFlight;
 use crate::clock::Clock;
+use crate::in_flight::InFlight;
 use crate::rate_limit::RateLimiters;
 use crate::settings::Settings;
 use crate::store::Store;
+use axum::extract::FromRef;
 use std::sync::Arc;
 
 #[derive(Clone)]
@@ -14,7 +15,8 @@ pub struct AppState {
     pub store: Store,
     pub clock: Arc<dyn Clock>,
     pub rate_limiters: Arc<RateLimiters>,
-    /// Requests with one key (profile operations, device links) take turns.
+    /// Requests with one idempotency key (new saves, profile operations, device links)
+    /// take turns.
     pub key_turns: Arc<InFlight>,
 }
 
@@ -27,5 +29,12 @@ impl AppState {
             clock,
             key_turns: Arc::default(),
         }
+    }
+}
+
+/// The rate-limit middlewares take only the limiters.
+impl FromRef<AppState> for Arc<RateLimiters> {
+    fn from_ref(state: &AppState) -> Self {
+        state.rate_limiters.clone()
     }
 }

@@ -9,7 +9,7 @@ use common::{
 use keydo_core::Mode;
 use keydo_core::week::week_of;
 use keydo_server::auth::token_sha256;
-use keydo_server::store::queries::Board;
+use keydo_server::store::Board;
 use keydo_server::store::{Location, Store};
 use serde_json::json;
 use std::collections::HashMap;

@@ -7,8 +7,8 @@ use axum::body::Body;
 use axum::http::{Request, header};
 use common::{Options, TestServer, assert_error, body_json, client_addr, limits};
 use keydo_core::api::{IDEMPOTENCY_KEY_HEADER, SaveCreated};
-use keydo_server::store::Creation;
-use keydo_server::store::queries::{Player, SaveCreation};
+use keydo_server::store::{Creation, KeyedCreation};
+use keydo_server::store::{NewSave, Player, SaveCreation};
 use serde_json::{Value, json};
 use sha2::{Digest, Sha256};
 use tower::ServiceExt;
@@ -228,11 +228,24 @@ async fn the_database_holds_neither_the_key_nor_the_token() {
     assert_eq!(key_sha256, hex::encode(Sha256::digest(key.to_string())));
 }
 
-fn player(n: usize) -> Player {
-    Player {
-        player_id: format!("player-{n}"),
-        display_name: format!("P{n}"),
-        version: 1,
+fn new_save(n: usize, created_at: i64) -> NewSave {
+    NewSave {
+        player: Player {
+            player_id: Uuid::from_u128(n as u128),
+            display_name: format!("P{n}"),
+            version: 1,
+        },
+        name_key: format!("name-{n}"),
+        token_sha256: format!("token-{n}"),
+        device_label: "Browser".into(),
+        created_at,
+    }
+}
+
+fn keyed(creation: SaveCreation, expired_before: i64) -> KeyedCreation {
+    KeyedCreation {
+        creation,
+        expired_before,
     }
 }
 
@@ -257,15 +270,7 @@ async fn concurrent_creations_with_one_key_in_the_database_make_one_save() {
             let (store, creation) = (store.clone(), creation.clone());
             tokio::spawn(async move {
                 let outcome = store
-                    .create_player_once(
-                        player(n),
-                        format!("name-{n}"),
-                        format!("token-{n}"),
-                        "Browser".into(),
-                        1_000,
-                        creation,
-                        0,
-                    )
+                    .create_save(new_save(n, 1_000), Some(keyed(creation, 0)))
                     .await
                     .unwrap();
                 (n, outcome)
@@ -284,7 +289,7 @@ async fn concurrent_creations_with_one_key_in_the_database_make_one_save() {
         assert_eq!(winners.len(), 1, "{outcomes:?}");
         for (_, outcome) in &outcomes {
             if let Creation::Remembered(remembered) = outcome {
-                assert_eq!(remembered.player_id, format!("player-{}", winners[0]));
+                assert_eq!(remembered.player_id, Uuid::from_u128(winners[0] as u128));
                 assert_eq!(remembered.token_sealed, creation.token_sealed);
             }
         }
@@ -303,14 +308,9 @@ async fn concurrent_creations_forget_old_keys_side_by_side() {
             let (store, creation) = (store.clone(), store_creation(format!("{n:064}")));
             async move {
                 store
-                    .create_player_once(
-                        player(n),
-                        format!("name-{n}"),
-                        format!("token-{n}"),
-                        "Browser".into(),
-                        created_at,
-                        creation,
-                        expired_before,
+                    .create_save(
+                        new_save(n, created_at),
+                        Some(keyed(creation, expired_before)),
                     )
                     .await
             }

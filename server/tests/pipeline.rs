@@ -263,6 +263,22 @@ async fn failed_authentications_spend_the_ip_budget() {
     .await;
 }
 
+/// A request without a token to a route that needs a save spends the per-IP budget
+/// once, as a wrong token does, and is refused before its body is read.
+#[tokio::test]
+async fn missing_tokens_spend_the_ip_budget_once_each() {
+    let server = TestServer::start(Options {
+        rate_limits: limits(3, 100, 100),
+        ..Options::default()
+    })
+    .await;
+    let untokened = || raw_post("/api/scores", "text/plain", "not json");
+    for _ in 0..3 {
+        assert_error(server.send(untokened()).await, 401, "UNAUTHORIZED").await;
+    }
+    assert_error(server.send(untokened()).await, 429, "RATE_LIMITED").await;
+}
+
 #[tokio::test]
 async fn rate_limits_are_spent_before_the_body_is_read() {
     let server = TestServer::start(Options {

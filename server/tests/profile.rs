@@ -239,10 +239,10 @@ async fn an_operators_name_wins_over_changes_made_before_it() {
     for server in TestServer::on_every_database(test, Options::default()).await {
         let save = named_save(&server, "Rude Name").await;
         let store = server.own_store().await;
-        let player = save.player_id.to_string();
-        let (name, version) = keydo_server::names::reset(&store, &player, Some("Moderated"), 5_000)
-            .await
-            .unwrap();
+        let (name, version) =
+            keydo_server::names::reset(&store, save.player_id, Some("Moderated"), 5_000)
+                .await
+                .unwrap();
         assert_eq!((name.as_str(), version), ("Moderated", 2));
         // A rename queued offline before the reset, even made later by its clock.
         let stale = operation(
@@ -410,7 +410,7 @@ async fn concurrent_operations_with_one_key_apply_once() {
         .unwrap();
         let outcomes = futures_util::future::join_all((0..20).map(|n| {
             let (store, operation) = (stores[n % 2].clone(), operation.clone());
-            let player = save.player_id.to_string();
+            let player = save.player_id;
             tokio::spawn(async move {
                 store
                     .apply_operation(player, "k".repeat(64), "r".repeat(64), operation, 10, 0)

@@ -1,8 +1,9 @@
 //! The store's write batching: concurrent writes share commits, and one failing write
 //! leaves the others in its batch intact.
 
-use keydo_server::store::queries::Player;
 use keydo_server::store::{Location, Store};
+use keydo_server::store::{NewSave, Player};
+use uuid::Uuid;
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_failing_write_does_not_undo_the_rest_of_its_batch() {
@@ -21,17 +22,18 @@ async fn a_failing_write_does_not_undo_the_rest_of_its_batch() {
         } else {
             format!("token-{n}")
         };
-        let player = Player {
-            player_id: format!("player-{n}"),
-            display_name: format!("P{n}"),
-            version: 1,
+        let save = NewSave {
+            player: Player {
+                player_id: Uuid::from_u128(n),
+                display_name: format!("P{n}"),
+                version: 1,
+            },
+            name_key: format!("p{n}"),
+            token_sha256,
+            device_label: "Browser".into(),
+            created_at: 0,
         };
-        tokio::spawn(async move {
-            store
-                .create_player(player, token_sha256, "Browser".into(), 0)
-                .await
-                .is_ok()
-        })
+        tokio::spawn(async move { store.create_save(save, None).await.is_ok() })
     });
     let succeeded = futures_util::future::join_all(writes)
         .await

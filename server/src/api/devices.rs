@@ -2,8 +2,9 @@
 //! the player, a new device joining with it (and folding in the save it had), the
 //! device list, and revocation.
 
-use super::idempotency::{RequiredKey, request_sha256};
-use super::saves::{Created, answer_again, created, expired_before};
+use super::idempotency::{
+    Created, RequiredKey, answer_again, created, expired_before, request_sha256,
+};
 use crate::auth::token_sha256;
 use crate::client::ClientIp;
 use crate::device_label;
@@ -11,7 +12,7 @@ use crate::error::ApiError;
 use crate::json_body::BoundedJson;
 use crate::link_code::{self, LINK_CODE_TTL_MS};
 use crate::state::AppState;
-use crate::store::queries::{Caller, SaveCreation};
+use crate::store::{Caller, SaveCreation};
 use crate::store::{LinkRequest, Linking};
 use axum::Json;
 use axum::extract::{Extension, Path, State};
@@ -22,7 +23,7 @@ use uuid::Uuid;
 /// `POST /api/devices/link-codes`: a code that lives [`LINK_CODE_TTL_MS`], once.
 pub async fn create_code(
     State(state): State<AppState>,
-    Extension(caller): Extension<Caller>,
+    caller: Caller,
 ) -> Result<(StatusCode, Json<LinkCode>), ApiError> {
     let code = link_code::generate();
     let normalised = link_code::normalise(&code).expect("a generated code reads back");
@@ -36,8 +37,7 @@ pub async fn create_code(
             now,
             expires_at,
         )
-        .await
-        .map_err(ApiError::internal)?;
+        .await?;
     let expires_at = u64::try_from(expires_at).map_err(ApiError::internal)?;
     Ok((StatusCode::CREATED, Json(LinkCode { code, expires_at })))
 }
@@ -48,7 +48,7 @@ pub async fn create_code(
 pub async fn link(
     State(state): State<AppState>,
     Extension(ClientIp(client)): Extension<ClientIp>,
-    caller: Option<Extension<Caller>>,
+    caller: Option<Caller>,
     RequiredKey(key): RequiredKey,
     headers: HeaderMap,
     BoundedJson(request): BoundedJson<LinkDevice>,
@@ -67,8 +67,7 @@ pub async fn link(
     let remembered = state
         .store
         .remembered_creation(key.sha256().to_owned(), expired_before)
-        .await
-        .map_err(ApiError::internal)?;
+        .await?;
     if let Some(remembered) = remembered {
         return answer_again(&key, &request_sha256, remembered);
     }
@@ -77,10 +76,10 @@ pub async fn link(
     let token = Uuid::new_v4();
     let link = LinkRequest {
         code_sha256: link_code::sha256(&code),
-        device_id: Uuid::new_v4().to_string(),
+        device_id: Uuid::new_v4(),
         token_sha256: token_sha256(&token.to_string()),
         label: device_label::from_headers(&headers),
-        fold_from: caller.map(|Extension(caller)| caller.player_id),
+        fold_from: caller.map(|caller| caller.player_id),
         creation: SaveCreation {
             key_sha256: key.sha256().to_owned(),
             request_sha256: request_sha256.clone(),
@@ -89,13 +88,8 @@ pub async fn link(
         now,
         expired_before,
     };
-    match state
-        .store
-        .link_device(link)
-        .await
-        .map_err(ApiError::internal)?
-    {
-        Linking::Linked { player_id, record } => created(&player_id, record, token),
+    match state.store.link_device(link).await? {
+        Linking::Linked { player_id, record } => Ok(created(player_id, record, token)),
         Linking::Remembered(remembered) => answer_again(&key, &request_sha256, remembered),
         Linking::InvalidCode => Err(invalid_code()),
     }
@@ -112,30 +106,27 @@ fn invalid_code() -> ApiError {
 /// `GET /api/devices`: the player's devices, oldest first.
 pub async fn list(
     State(state): State<AppState>,
-    Extension(caller): Extension<Caller>,
+    caller: Caller,
 ) -> Result<Json<Devices>, ApiError> {
     let devices = state
         .store
         .devices(caller.player_id)
-        .await
-        .map_err(ApiError::internal)?
+        .await?
         .into_iter()
-        .map(|device| {
-            Ok(Device {
-                id: Uuid::parse_str(&device.device_id).map_err(ApiError::internal)?,
-                current: device.device_id == caller.device_id,
-                label: device.label,
-                linked_at: device.linked_at,
-            })
+        .map(|device| Device {
+            id: device.device_id,
+            current: device.device_id == caller.device_id,
+            label: device.label,
+            linked_at: device.linked_at,
         })
-        .collect::<Result<_, ApiError>>()?;
+        .collect();
     Ok(Json(Devices { devices }))
 }
 
 /// `DELETE /api/devices/{id}`: its token is refused from now on.
 pub async fn revoke(
     State(state): State<AppState>,
-    Extension(caller): Extension<Caller>,
+    caller: Caller,
     Path(id): Path<String>,
 ) -> Result<StatusCode, ApiError> {
     let Ok(id) = Uuid::try_parse(&id) else {
@@ -143,9 +134,8 @@ pub async fn revoke(
     };
     let revoked = state
         .store
-        .revoke_device(caller.player_id, id.to_string(), state.clock.now_ms())
-        .await
-        .map_err(ApiError::internal)?;
+        .revoke_device(caller.player_id, id, state.clock.now_ms())
+        .await?;
     if revoked {
         Ok(StatusCode::NO_CONTENT)
     } else {

@@ -1,5 +1,6 @@
 //! The `Idempotency-Key` of the requests that change something (`POST /api/saves`,
-//! `PATCH /api/saves/me`, `POST /api/devices`), and what the server keeps under it.
+//! `PATCH /api/saves/me`, `POST /api/devices`), what the server keeps under it, and the
+//! answer it gives again from that record.
 //!
 //! The key is a UUID the client chose before its first attempt. The server stores
 //! neither it nor the token it answered with: the record is found by SHA-256(key), and
@@ -8,10 +9,13 @@
 //! alone gives away no token (docs/api.md, "Idempotency").
 
 use crate::error::ApiError;
+use crate::store::RememberedCreation;
+use axum::Json;
 use axum::extract::FromRequestParts;
-use axum::http::HeaderMap;
 use axum::http::request::Parts;
-use keydo_core::api::{ApiCode, IDEMPOTENCY_KEY_HEADER};
+use axum::http::{HeaderMap, StatusCode};
+use keydo_core::api::{ApiCode, IDEMPOTENCY_KEY_HEADER, SaveCreated};
+use keydo_core::profile::ProfileRecord;
 use serde::Serialize;
 use sha2::{Digest, Sha256};
 use uuid::Uuid;
@@ -20,6 +24,9 @@ use uuid::Uuid;
 const TOKEN_PAD_CONTEXT: &[u8] = b"keydo-idempotency-token";
 /// A hyphenated UUID: `xxxxxxxx-xxxx-xxxx-xxxx-xxxxxxxxxxxx`.
 const KEY_LEN: usize = 36;
+/// How long a key's answer is kept: a day, so a client that lost the answer can come
+/// back the next day and still get its save (or its profile operation's answer).
+const KEY_RETENTION_MS: i64 = 24 * 60 * 60 * 1000;
 
 /// A well-formed key, with the hash its record is stored under.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -114,6 +121,49 @@ impl<S: Send + Sync> FromRequestParts<S> for RequiredKey {
 pub fn request_sha256(request: &impl Serialize) -> String {
     let canonical = serde_json::to_vec(request).expect("API bodies serialise");
     hex::encode(Sha256::digest(canonical))
+}
+
+/// A new save or a linked device: 201 with its player and token.
+pub type Created = (StatusCode, Json<SaveCreated>);
+
+/// The answer for a key that already names a save (or a linked device): that save and
+/// its token, if the body is the one the key was first sent with.
+pub fn answer_again(
+    key: &IdempotencyKey,
+    request_sha256: &str,
+    remembered: RememberedCreation,
+) -> Result<Created, ApiError> {
+    if request_sha256 != remembered.request_sha256 {
+        return Err(key_reused());
+    }
+    let token = key
+        .unseal(&remembered.token_sealed)
+        .map_err(ApiError::internal)?;
+    Ok(created(remembered.player_id, remembered.record, token))
+}
+
+pub fn key_reused() -> ApiError {
+    ApiError::new(
+        ApiCode::IdempotencyKeyReused,
+        "This Idempotency-Key was already used with a different request body.",
+    )
+}
+
+/// 201 with a token for the player.
+pub fn created(player_id: Uuid, record: ProfileRecord, token: Uuid) -> Created {
+    let created = SaveCreated {
+        player_id,
+        token,
+        version: record.version,
+        profile: record.profile,
+    };
+    (StatusCode::CREATED, Json(created))
+}
+
+/// Records made before this instant (given now) are forgotten: their keys are free
+/// again.
+pub fn expired_before(now: i64) -> i64 {
+    now - KEY_RETENTION_MS
 }
 
 #[cfg(test)]

@@ -3,10 +3,10 @@
 
 use crate::error::ApiError;
 use crate::state::AppState;
-use crate::store::queries::{self, Caller};
+use crate::store::{self, Caller};
 use axum::Json;
 use axum::extract::rejection::QueryRejection;
-use axum::extract::{Extension, Query, State};
+use axum::extract::{Query, State};
 use keydo_core::api::{
     ApiCode, Board, DEFAULT_LEADERBOARD_LIMIT, Leaderboard, LeaderboardEntry,
     MAX_LEADERBOARD_LIMIT, OwnRank,
@@ -22,57 +22,74 @@ pub struct Params {
     limit: Option<String>,
 }
 
+/// A leaderboard request, each parameter checked on its own (docs/api.md).
+#[derive(Debug)]
+struct LeaderboardQuery {
+    mode: Mode,
+    board: Board,
+    limit: u32,
+}
+
+impl LeaderboardQuery {
+    fn parse(params: Params) -> Result<Self, ApiError> {
+        let mode = params
+            .mode
+            .as_deref()
+            .and_then(|mode| mode.parse().ok())
+            .ok_or_else(|| {
+                let modes: Vec<&str> = Mode::ALL.iter().map(|mode| mode.id()).collect();
+                ApiError::new(
+                    ApiCode::InvalidMode,
+                    format!("`mode` must be one of {}.", modes.join(", ")),
+                )
+            })?;
+        let board = match params.board.as_deref() {
+            Some("weekly") => Board::Weekly,
+            Some("alltime") => Board::Alltime,
+            _ => {
+                return Err(ApiError::new(
+                    ApiCode::InvalidBoard,
+                    "`board` must be weekly or alltime.",
+                ));
+            }
+        };
+        let limit = match params.limit.as_deref() {
+            None => DEFAULT_LEADERBOARD_LIMIT,
+            Some(limit) => limit
+                .parse()
+                .ok()
+                .filter(|limit| (1..=MAX_LEADERBOARD_LIMIT).contains(limit))
+                .ok_or_else(|| {
+                    ApiError::new(
+                        ApiCode::InvalidLimit,
+                        format!(
+                            "`limit` must be a whole number from 1 to {MAX_LEADERBOARD_LIMIT}."
+                        ),
+                    )
+                })?,
+        };
+        Ok(LeaderboardQuery { mode, board, limit })
+    }
+}
+
 pub async fn show(
     State(state): State<AppState>,
-    player: Option<Extension<Caller>>,
+    player: Option<Caller>,
     params: Result<Query<Params>, QueryRejection>,
 ) -> Result<Json<Leaderboard>, ApiError> {
     let Query(params) = params
-        .map_err(|_| bad_query(ApiCode::InvalidQuery, "The query string could not be read."))?;
-    let mode: Mode = params
-        .mode
-        .as_deref()
-        .and_then(|mode| mode.parse().ok())
-        .ok_or_else(|| {
-            bad_query(
-                ApiCode::InvalidMode,
-                "`mode` must be one of time, words, quote, zh.",
-            )
-        })?;
-    let board = match params.board.as_deref() {
-        Some("weekly") => Board::Weekly,
-        Some("alltime") => Board::Alltime,
-        _ => {
-            return Err(bad_query(
-                ApiCode::InvalidBoard,
-                "`board` must be weekly or alltime.",
-            ));
-        }
-    };
-    let limit = match params.limit.as_deref() {
-        None => DEFAULT_LEADERBOARD_LIMIT,
-        Some(limit) => limit
-            .parse()
-            .ok()
-            .filter(|limit| (1..=MAX_LEADERBOARD_LIMIT).contains(limit))
-            .ok_or_else(|| {
-                bad_query(
-                    ApiCode::InvalidLimit,
-                    "`limit` must be a whole number from 1 to 100.",
-                )
-            })?,
-    };
+        .map_err(|_| ApiError::new(ApiCode::InvalidQuery, "The query string could not be read."))?;
+    let LeaderboardQuery { mode, board, limit } = LeaderboardQuery::parse(params)?;
     let current_week = week::week_of(state.clock.now_ms());
     let stored_board = match board {
-        Board::Weekly => queries::Board::Week(current_week),
-        Board::Alltime => queries::Board::AllTime,
+        Board::Weekly => store::Board::Week(current_week),
+        Board::Alltime => store::Board::AllTime,
     };
-    let player_id = player.map(|Extension(player)| player.player_id);
+    let player_id = player.map(|player| player.player_id);
     let (entries, standing) = state
         .store
         .leaderboard(stored_board, mode, i64::from(limit), player_id)
-        .await
-        .map_err(ApiError::internal)?;
+        .await?;
     let entries = (1..)
         .zip(entries)
         .map(|(rank, entry)| LeaderboardEntry {
@@ -96,6 +113,49 @@ pub async fn show(
     }))
 }
 
-fn bad_query(code: ApiCode, message: &'static str) -> ApiError {
-    ApiError::new(code, message)
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn parse(mode: &str, board: &str, limit: Option<&str>) -> Result<LeaderboardQuery, ApiError> {
+        LeaderboardQuery::parse(Params {
+            mode: Some(mode.into()),
+            board: Some(board.into()),
+            limit: limit.map(Into::into),
+        })
+    }
+
+    #[test]
+    fn each_parameter_is_checked_with_its_own_message() {
+        let query = parse("zh", "weekly", None).unwrap();
+        assert_eq!(
+            (query.mode, query.board, query.limit),
+            (Mode::Zh, Board::Weekly, DEFAULT_LEADERBOARD_LIMIT)
+        );
+        assert_eq!(parse("time", "alltime", Some("100")).unwrap().limit, 100);
+        let mode = parse("typing", "weekly", None).unwrap_err();
+        assert_eq!(
+            (mode.code, mode.message.as_ref()),
+            (
+                ApiCode::InvalidMode,
+                "`mode` must be one of time, words, quote, zh."
+            )
+        );
+        let board = parse("time", "daily", None).unwrap_err();
+        assert_eq!(
+            (board.code, board.message.as_ref()),
+            (ApiCode::InvalidBoard, "`board` must be weekly or alltime.")
+        );
+        for limit in ["0", "101", "ten", "-1"] {
+            let error = parse("time", "weekly", Some(limit)).unwrap_err();
+            assert_eq!(
+                (error.code, error.message.as_ref()),
+                (
+                    ApiCode::InvalidLimit,
+                    "`limit` must be a whole number from 1 to 100."
+                ),
+                "{limit}"
+            );
+        }
+    }
 }

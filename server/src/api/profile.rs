@@ -3,22 +3,21 @@
 //! makes requests with one `Idempotency-Key` take turns, and lets the store apply it
 //! once per (player, key).
 
-use super::idempotency::{RequiredKey, request_sha256};
-use super::saves::{expired_before, key_reused};
+use super::idempotency::{RequiredKey, expired_before, key_reused, request_sha256};
 use crate::error::ApiError;
 use crate::json_body::BoundedJson;
 use crate::names;
 use crate::state::AppState;
+use crate::store::Caller;
 use crate::store::Operation;
-use crate::store::queries::Caller;
 use axum::Json;
-use axum::extract::{Extension, State};
+use axum::extract::State;
 use keydo_core::api::{ApiCode, ProfileAnswer};
 use keydo_core::profile::{ChangeError, ProfileOperation};
 
 pub async fn apply(
     State(state): State<AppState>,
-    Extension(caller): Extension<Caller>,
+    caller: Caller,
     RequiredKey(key): RequiredKey,
     BoundedJson(operation): BoundedJson<ProfileOperation>,
 ) -> Result<Json<ProfileAnswer>, ApiError> {
@@ -39,8 +38,7 @@ pub async fn apply(
             now,
             expired_before(now),
         )
-        .await
-        .map_err(ApiError::internal)?;
+        .await?;
     match applied {
         Operation::Answered(answer) => Ok(Json(answer)),
         Operation::KeyReused => Err(key_reused()),

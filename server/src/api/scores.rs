@@ -15,9 +15,9 @@ use crate::error::ApiError;
 use crate::json_body::BoundedJson;
 use crate::state::AppState;
 use crate::store::Recording;
-use crate::store::queries::{Caller, NewResult, ResultState};
+use crate::store::{Caller, NewResult, ResultState};
 use axum::Json;
-use axum::extract::{Extension, State};
+use axum::extract::State;
 use keydo_core::api::{ApiCode, ScoreAck, ScoreSubmission};
 use keydo_core::corpora::Corpora;
 use keydo_core::review::Hold;
@@ -26,7 +26,7 @@ use keydo_core::week;
 
 pub async fn submit(
     State(state): State<AppState>,
-    Extension(player): Extension<Caller>,
+    player: Caller,
     BoundedJson(submission): BoundedJson<ScoreSubmission>,
 ) -> Result<Json<ScoreAck>, ApiError> {
     let now = state.clock.now_ms();
@@ -40,11 +40,7 @@ pub async fn submit(
     let weekly_accepted = submission.week == current_week;
     let weekly_board = weekly_accepted.then_some(current_week);
     let result = stored_result(&player, &submission, verified, now, weekly_board)?;
-    let recording = state
-        .store
-        .record_verified(result, weekly_board)
-        .await
-        .map_err(ApiError::internal)?;
+    let recording = state.store.record_verified(result, weekly_board).await?;
     let (bests, held) = match recording {
         Recording::Recorded { bests, held } => (bests, held),
         Recording::SeedReused => {
@@ -81,8 +77,8 @@ fn stored_result(
     let held = !verified.holds.is_empty();
     let holds: Vec<&str> = verified.holds.iter().map(|hold| hold.id()).collect();
     Ok(NewResult {
-        player_id: player.player_id.clone(),
-        score_id: submission.score_id.to_string(),
+        player_id: player.player_id,
+        score_id: submission.score_id,
         mode: submission.mode,
         value: verified.value,
         prompt: verified.prompt.to_string(),

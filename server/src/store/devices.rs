@@ -3,12 +3,15 @@
 //! list and revocation. Revoking or folding forgets the tokens in this process's cache
 //! at once.
 
+use super::boards::{self, Board, Game};
+use super::creations::{self, RememberedCreation, SaveCreation};
+use super::players;
 use super::profiles::profile_record;
-use super::queries::{self, Board, Game, RememberedCreation, SaveCreation};
 use super::sql::{Param, Sql};
 use super::{Store, StoreError};
 use keydo_core::Mode;
 use keydo_core::profile::ProfileRecord;
+use uuid::Uuid;
 
 /// How many expired link codes each new code forgets.
 const FORGET_PER_CODE: usize = 4;
@@ -17,12 +20,12 @@ const FORGET_PER_CODE: usize = 4;
 #[derive(Debug, Clone)]
 pub struct LinkRequest {
     pub code_sha256: String,
-    pub device_id: String,
+    pub device_id: Uuid,
     pub token_sha256: String,
     pub label: String,
     /// The joining device's old save (its bearer token named it), to fold into the
     /// player.
-    pub fold_from: Option<String>,
+    pub fold_from: Option<Uuid>,
     /// Remembers the new device's answer under the request's `Idempotency-Key`.
     pub creation: SaveCreation,
     pub now: i64,
@@ -35,7 +38,7 @@ pub struct LinkRequest {
 pub enum Linking {
     /// The device joined the player.
     Linked {
-        player_id: String,
+        player_id: Uuid,
         record: ProfileRecord,
     },
     /// The key already named a linked device (an earlier or concurrent request).
@@ -47,7 +50,7 @@ pub enum Linking {
 /// A device as its player sees it.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ListedDevice {
-    pub device_id: String,
+    pub device_id: Uuid,
     pub label: String,
     pub linked_at: i64,
 }
@@ -56,13 +59,13 @@ impl Store {
     /// Stores a new code's hash for the player, first forgetting a few expired codes.
     pub async fn create_link_code(
         &self,
-        player_id: String,
+        player_id: Uuid,
         code_sha256: String,
         now: i64,
         expires_at: i64,
     ) -> Result<(), StoreError> {
         self.write(move |sql| {
-            queries::forget_oldest(
+            creations::forget_oldest(
                 sql,
                 "DELETE FROM link_codes WHERE code_sha256 = (
                      SELECT code_sha256 FROM link_codes WHERE expires_at < $1
@@ -75,7 +78,7 @@ impl Store {
                 "INSERT INTO link_codes (code_sha256, player_id, expires_at) VALUES ($1, $2, $3)",
                 &[
                     Param::Text(&code_sha256),
-                    Param::Text(&player_id),
+                    Param::Id(player_id),
                     Param::Int(expires_at),
                 ],
             )?;
@@ -91,7 +94,7 @@ impl Store {
         let (linking, dropped) = self
             .write(move |sql| {
                 let remembered = |sql: &mut dyn Sql| {
-                    queries::remembered_creation(
+                    creations::remembered_creation(
                         sql,
                         &link.creation.key_sha256,
                         link.expired_before,
@@ -107,22 +110,22 @@ impl Store {
                         remembered(sql)?.map_or(Linking::InvalidCode, Linking::Remembered);
                     return Ok((linking, Vec::new()));
                 };
-                queries::insert_device(
+                players::insert_device(
                     sql,
-                    &link.device_id,
-                    &player_id,
+                    link.device_id,
+                    player_id,
                     &link.token_sha256,
                     &link.label,
                     link.now,
                 )?;
                 let dropped = match &link.fold_from {
-                    Some(old) if *old != player_id => fold(sql, old, &player_id)?,
+                    Some(old) if *old != player_id => fold(sql, *old, player_id)?,
                     _ => Vec::new(),
                 };
-                let claimed = queries::claim_save_creation(
+                let claimed = creations::claim_save_creation(
                     sql,
                     &link.creation,
-                    &player_id,
+                    player_id,
                     link.now,
                     link.expired_before,
                 )?;
@@ -131,7 +134,7 @@ impl Store {
                         "a key was claimed while its code was in use".into(),
                     ));
                 }
-                let record = profile_record(sql, &player_id)?.ok_or_else(|| {
+                let record = profile_record(sql, player_id)?.ok_or_else(|| {
                     StoreError::UnexpectedValue("a linked player vanished".into())
                 })?;
                 Ok((Linking::Linked { player_id, record }, dropped))
@@ -142,18 +145,18 @@ impl Store {
     }
 
     /// The player's unrevoked devices, oldest first.
-    pub async fn devices(&self, player_id: String) -> Result<Vec<ListedDevice>, StoreError> {
+    pub async fn devices(&self, player_id: Uuid) -> Result<Vec<ListedDevice>, StoreError> {
         self.read(move |sql| {
             sql.query(
                 "SELECT device_id, label, linked_at FROM devices
                  WHERE player_id = $1 AND revoked_at IS NULL
                  ORDER BY linked_at, device_id",
-                &[Param::Text(&player_id)],
+                &[Param::Id(player_id)],
             )?
             .iter()
             .map(|row| {
                 Ok(ListedDevice {
-                    device_id: row.text(0)?.to_owned(),
+                    device_id: row.id(0)?,
                     label: row.text(1)?.to_owned(),
                     linked_at: row.int(2)?,
                 })
@@ -167,8 +170,8 @@ impl Store {
     /// player has no such unrevoked device.
     pub async fn revoke_device(
         &self,
-        player_id: String,
-        device_id: String,
+        player_id: Uuid,
+        device_id: Uuid,
         now: i64,
     ) -> Result<bool, StoreError> {
         let revoked = self
@@ -177,11 +180,7 @@ impl Store {
                     "UPDATE devices SET revoked_at = $1
                      WHERE device_id = $2 AND player_id = $3 AND revoked_at IS NULL
                      RETURNING token_sha256",
-                    &[
-                        Param::Int(now),
-                        Param::Text(&device_id),
-                        Param::Text(&player_id),
-                    ],
+                    &[Param::Int(now), Param::Id(device_id), Param::Id(player_id)],
                 )?
                 .map(|row| Ok(row.text(0)?.to_owned()))
                 .transpose()
@@ -193,14 +192,14 @@ impl Store {
 }
 
 /// Marks the code used, if it is live; returns its player.
-fn use_code(sql: &mut dyn Sql, code_sha256: &str, now: i64) -> Result<Option<String>, StoreError> {
+fn use_code(sql: &mut dyn Sql, code_sha256: &str, now: i64) -> Result<Option<Uuid>, StoreError> {
     sql.query_opt(
         "UPDATE link_codes SET used_at = $1
          WHERE code_sha256 = $2 AND used_at IS NULL AND expires_at > $1
          RETURNING player_id",
         &[Param::Int(now), Param::Text(code_sha256)],
     )?
-    .map(|row| Ok(row.text(0)?.to_owned()))
+    .map(|row| row.id(0))
     .transpose()
 }
 
@@ -208,13 +207,13 @@ fn use_code(sql: &mut dyn Sql, code_sha256: &str, now: i64) -> Result<Option<Str
 /// boards' own rule (a row changes only for a strictly higher value), its results move
 /// (so a resend of one of its games is a replay), and the save is deleted with its
 /// devices, keys and codes. Returns the token hashes of its devices.
-fn fold(sql: &mut dyn Sql, old: &str, into: &str) -> Result<Vec<String>, StoreError> {
-    let hidden = queries::save_facts(sql, into)?.is_some_and(|save| save.hidden);
+fn fold(sql: &mut dyn Sql, old: Uuid, into: Uuid) -> Result<Vec<String>, StoreError> {
+    let hidden = players::save_facts(sql, into)?.is_some_and(|save| save.hidden);
     let bests = sql.query(
         "SELECT mode, -1, value, score_id, achieved_at FROM scores WHERE player_id = $1
          UNION ALL
          SELECT mode, week, value, score_id, achieved_at FROM weekly_scores WHERE player_id = $1",
-        &[Param::Text(old)],
+        &[Param::Id(old)],
     )?;
     if !hidden {
         for row in &bests {
@@ -226,16 +225,16 @@ fn fold(sql: &mut dyn Sql, old: &str, into: &str) -> Result<Vec<String>, StoreEr
                 week => Board::Week(week),
             };
             let game = Game {
-                player_id: into.to_owned(),
+                player_id: into,
                 mode,
-                score_id: row.text(3)?.to_owned(),
+                score_id: row.id(3)?,
                 value: row.int(2)?,
                 achieved_at: row.int(4)?,
             };
-            queries::record(sql, board, &game)?;
+            boards::record(sql, board, &game)?;
         }
     }
-    let both = [Param::Text(old), Param::Text(into)];
+    let both = [Param::Id(old), Param::Id(into)];
     // A game both saves hold stays the player's; a seed both used counts once.
     sql.query(
         "DELETE FROM results WHERE player_id = $1
@@ -249,12 +248,12 @@ fn fold(sql: &mut dyn Sql, old: &str, into: &str) -> Result<Vec<String>, StoreEr
     )?;
     sql.query(
         "UPDATE results SET player_id = $1 WHERE player_id = $2",
-        &[Param::Text(into), Param::Text(old)],
+        &[Param::Id(into), Param::Id(old)],
     )?;
     let tokens = sql
         .query(
             "DELETE FROM devices WHERE player_id = $1 RETURNING token_sha256",
-            &[Param::Text(old)],
+            &[Param::Id(old)],
         )?
         .iter()
         .map(|row| Ok(row.text(0)?.to_owned()))
@@ -269,7 +268,7 @@ fn fold(sql: &mut dyn Sql, old: &str, into: &str) -> Result<Vec<String>, StoreEr
     ] {
         sql.query(
             &format!("DELETE FROM {table} WHERE player_id = $1"),
-            &[Param::Text(old)],
+            &[Param::Id(old)],
         )?;
     }
     Ok(tokens)

@@ -7,11 +7,15 @@
 //! Errors that mean the database is unreachable, full or too slow are told apart
 //! ([`StoreError::is_unavailable`]): the API answers them 503, not 500.
 
+mod boards;
+mod creations;
 mod devices;
+mod names;
+mod players;
 mod postgres;
 mod postgres_tls;
 mod profiles;
-pub mod queries;
+mod results;
 pub mod sql;
 mod sqlite;
 mod verified;
@@ -19,18 +23,20 @@ mod verified;
 use self::postgres::Postgres;
 use self::sqlite::Sqlite;
 use crate::metrics::{DatabaseErrorKind, metrics};
+pub use boards::{Best, Board, Entry, Game, Standing};
+pub use creations::{RememberedCreation, SaveCreation};
 pub use devices::{LinkRequest, Linking, ListedDevice};
 use keydo_core::Mode;
 use keydo_core::api::ServerBest;
+pub use players::{Caller, NewSave, Player};
 pub use profiles::Operation;
-use queries::{
-    Best, Board, Caller, Entry, Game, Player, RememberedCreation, SaveCreation, Standing,
-};
+pub use results::{ListedResult, Listing, NewResult, ResultState, StoredResult};
 use sql::Sql;
 use std::error::Error as _;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
+use uuid::Uuid;
 pub use verified::{Approval, NameTaken, Recording};
 
 mod migrations {
@@ -187,16 +193,24 @@ const KNOWN_TOKENS: usize = 100_000;
 /// the one it adds, so the table drains back to about a day of creations.
 const FORGET_PER_CREATION: usize = 4;
 
-/// What creating a save under an idempotency key did.
+/// What creating a save did.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Creation {
-    /// The key was free: the save was created and the key now names it.
+    /// The save was created (and its idempotency key, if any, now names it).
     Created,
-    /// The key already named a save (an earlier or concurrent request made it).
+    /// The idempotency key already named a save (an earlier or concurrent request made
+    /// it).
     Remembered(RememberedCreation),
-    /// The key was free but another save has the name's key (docs/replay.md): nothing
-    /// was created or claimed.
+    /// Another save has the name's key (docs/replay.md): nothing was created or claimed.
     NameTaken,
+}
+
+/// A save creation's idempotency key, as stored, and the instant before which older
+/// records no longer count.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct KeyedCreation {
+    pub creation: SaveCreation,
+    pub expired_before: i64,
 }
 
 /// How the store connects and caches.
@@ -256,63 +270,52 @@ impl Store {
         })
     }
 
-    pub async fn create_player(
+    /// Creates a save unless another save has its name's key (docs/replay.md), in one
+    /// transaction. Under an idempotency key it first forgets a few expired records,
+    /// and creates nothing when the key already names a live save.
+    pub async fn create_save(
         &self,
-        player: Player,
-        token_sha256: String,
-        device_label: String,
-        created_at: i64,
-    ) -> Result<(), StoreError> {
-        self.write(move |sql| {
-            queries::insert_player(sql, &player, &token_sha256, &device_label, created_at)
-        })
-        .await
-    }
-
-    /// Creates the save unless `creation`'s key already names a live one (made at or
-    /// after `expired_before`), in one transaction; first forgets a few expired records.
-    // Each argument is one column or rule of the one transaction; a struct would only
-    // rename them.
-    #[allow(clippy::too_many_arguments)]
-    pub async fn create_player_once(
-        &self,
-        player: Player,
-        name_key: String,
-        token_sha256: String,
-        device_label: String,
-        created_at: i64,
-        creation: SaveCreation,
-        expired_before: i64,
+        save: NewSave,
+        keyed: Option<KeyedCreation>,
     ) -> Result<Creation, StoreError> {
         self.write(move |sql| {
-            queries::forget_expired_creations(sql, expired_before, FORGET_PER_CREATION)?;
-            if let Some(remembered) =
-                queries::remembered_creation(sql, &creation.key_sha256, expired_before)?
+            if let Some(KeyedCreation {
+                creation,
+                expired_before,
+            }) = &keyed
             {
-                return Ok(Creation::Remembered(remembered));
+                creations::forget_expired_creations(sql, *expired_before, FORGET_PER_CREATION)?;
+                if let Some(remembered) =
+                    creations::remembered_creation(sql, &creation.key_sha256, *expired_before)?
+                {
+                    return Ok(Creation::Remembered(remembered));
+                }
             }
-            if verified::name_taken(sql, &name_key, None)? {
+            if verified::name_taken(sql, &save.name_key, None)? {
                 return Ok(Creation::NameTaken);
             }
-            let claimed = queries::claim_save_creation(
-                sql,
-                &creation,
-                &player.player_id,
-                created_at,
+            if let Some(KeyedCreation {
+                creation,
                 expired_before,
-            )?;
-            if claimed {
-                queries::insert_player(sql, &player, &token_sha256, &device_label, created_at)?;
-                queries::set_name_key(sql, &player.player_id, &name_key)?;
-                return Ok(Creation::Created);
+            }) = &keyed
+                && !creations::claim_save_creation(
+                    sql,
+                    creation,
+                    save.player.player_id,
+                    save.created_at,
+                    *expired_before,
+                )?
+            {
+                return creations::remembered_creation(sql, &creation.key_sha256, *expired_before)?
+                    .map(Creation::Remembered)
+                    .ok_or_else(|| {
+                        StoreError::UnexpectedValue(
+                            "a key's record vanished inside its transaction".into(),
+                        )
+                    });
             }
-            queries::remembered_creation(sql, &creation.key_sha256, expired_before)?
-                .map(Creation::Remembered)
-                .ok_or_else(|| {
-                    StoreError::UnexpectedValue(
-                        "a key's record vanished inside its transaction".into(),
-                    )
-                })
+            players::insert_named_player(sql, &save)?;
+            Ok(Creation::Created)
         })
         .await
     }
@@ -323,13 +326,13 @@ impl Store {
         key_sha256: String,
         expired_before: i64,
     ) -> Result<Option<RememberedCreation>, StoreError> {
-        self.read(move |sql| queries::remembered_creation(sql, &key_sha256, expired_before))
+        self.read(move |sql| creations::remembered_creation(sql, &key_sha256, expired_before))
             .await
     }
 
     /// The player's bests per mode, with those of `week`.
-    pub async fn bests(&self, player_id: String, week: i64) -> Result<Vec<ServerBest>, StoreError> {
-        self.read(move |sql| queries::bests(sql, &player_id, week))
+    pub async fn bests(&self, player_id: Uuid, week: i64) -> Result<Vec<ServerBest>, StoreError> {
+        self.read(move |sql| boards::bests(sql, player_id, week))
             .await
     }
 
@@ -345,7 +348,7 @@ impl Store {
         }
         let key = token_sha256.clone();
         let caller = self
-            .read(move |sql| queries::caller_by_token(sql, &token_sha256))
+            .read(move |sql| players::caller_by_token(sql, &token_sha256))
             .await?;
         match &caller {
             Some(caller) => self
@@ -373,9 +376,9 @@ impl Store {
         current_week: Option<i64>,
     ) -> Result<Recorded, StoreError> {
         self.write(move |sql| {
-            let all_time = queries::record(sql, Board::AllTime, &game)?;
+            let all_time = boards::record(sql, Board::AllTime, &game)?;
             let weekly = current_week
-                .map(|week| queries::record(sql, Board::Week(week), &game))
+                .map(|week| boards::record(sql, Board::Week(week), &game))
                 .transpose()?;
             Ok(Recorded { all_time, weekly })
         })
@@ -388,12 +391,12 @@ impl Store {
         board: Board,
         mode: Mode,
         limit: i64,
-        player_id: Option<String>,
+        player_id: Option<Uuid>,
     ) -> Result<(Vec<Entry>, Option<Standing>), StoreError> {
         self.read(move |sql| {
-            let entries = queries::top(sql, board, mode, limit)?;
+            let entries = boards::top(sql, board, mode, limit)?;
             let standing = match player_id {
-                Some(player_id) => queries::standing(sql, board, mode, &player_id)?,
+                Some(player_id) => boards::standing(sql, board, mode, player_id)?,
                 None => None,
             };
             Ok((entries, standing))
@@ -402,7 +405,7 @@ impl Store {
     }
 
     pub async fn ping(&self) -> Result<(), StoreError> {
-        self.read(queries::ping).await
+        self.read(|sql| sql.query("SELECT 1", &[]).map(drop)).await
     }
 
     /// Readiness: runs a write transaction the way every write does and commits it.

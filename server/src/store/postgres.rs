@@ -154,6 +154,7 @@ impl ToSql for Param<'_> {
             // Checked: the outer check accepts either type for either variant.
             Param::Int(value) => value.to_sql_checked(ty, out),
             Param::Text(value) => value.to_sql_checked(ty, out),
+            Param::Id(value) => value.hyphenated().to_string().to_sql_checked(ty, out),
         }
     }
 

@@ -2,13 +2,15 @@
 //! record, applying one operation exactly once under its `Idempotency-Key`, and an
 //! operator's name. The merge itself is `keydo_core::profile::ProfileRecord::resolve`.
 
-use super::queries::{RECORD_COLUMNS, forget_oldest, record_of};
+use super::creations::forget_oldest;
+use super::players::{RECORD_COLUMNS, record_of};
 use super::sql::{Param, Sql};
 use super::verified::{NameTaken, name_taken};
 use super::{Store, StoreError};
 use keydo_core::api::ProfileAnswer;
 use keydo_core::names::DisplayName;
 use keydo_core::profile::{FieldValue, ProfileOperation, ProfileRecord};
+use uuid::Uuid;
 
 /// How many expired operation records each operation forgets: more than the one it
 /// adds, so the table drains back to about a day of operations.
@@ -29,8 +31,8 @@ pub enum Operation {
 
 impl Store {
     /// The player's profile record, if the player exists.
-    pub async fn profile(&self, player_id: String) -> Result<Option<ProfileRecord>, StoreError> {
-        self.read(move |sql| profile_record(sql, &player_id)).await
+    pub async fn profile(&self, player_id: Uuid) -> Result<Option<ProfileRecord>, StoreError> {
+        self.read(move |sql| profile_record(sql, player_id)).await
     }
 
     /// Applies `operation` (already validated) to the player's record, once per key: in
@@ -40,7 +42,7 @@ impl Store {
     /// the record and remembers the answer.
     pub async fn apply_operation(
         &self,
-        player_id: String,
+        player_id: Uuid,
         key_sha256: String,
         request_sha256: String,
         operation: ProfileOperation,
@@ -48,12 +50,12 @@ impl Store {
         expired_before: i64,
     ) -> Result<Operation, StoreError> {
         self.write(move |sql| {
-            if !lock_player(sql, &player_id)? {
+            if !lock_player(sql, player_id)? {
                 return Ok(Operation::NoSuchPlayer);
             }
             forget_expired_operations(sql, expired_before)?;
             if let Some((stored_request, answer)) =
-                remembered_operation(sql, &player_id, &key_sha256, expired_before)?
+                remembered_operation(sql, player_id, &key_sha256, expired_before)?
             {
                 return Ok(if stored_request == request_sha256 {
                     Operation::Answered(answer)
@@ -61,26 +63,26 @@ impl Store {
                     Operation::KeyReused
                 });
             }
-            let record = profile_record(sql, &player_id)?
+            let record = profile_record(sql, player_id)?
                 .ok_or_else(|| StoreError::UnexpectedValue("a locked player vanished".into()))?;
             let resolution = record.resolve(&operation);
             let renamed = resolution.record.profile.display_name != record.profile.display_name;
             let name_key = if renamed {
                 let key = name_key(&resolution.record.profile.display_name)?;
-                if name_taken(sql, &key, Some(&player_id))? {
+                if name_taken(sql, &key, Some(player_id))? {
                     return Ok(Operation::NameTaken);
                 }
                 Some(key)
             } else {
                 None
             };
-            save_record(sql, &player_id, &resolution.record, name_key.as_deref())?;
+            save_record(sql, player_id, &resolution.record, name_key.as_deref())?;
             let answer = ProfileAnswer {
                 version: resolution.record.version,
                 profile: resolution.record.profile,
                 conflicts: resolution.conflicts,
             };
-            remember_operation(sql, &player_id, &key_sha256, &request_sha256, &answer, now)?;
+            remember_operation(sql, player_id, &key_sha256, &request_sha256, &answer, now)?;
             Ok(Operation::Answered(answer))
         })
         .await
@@ -91,23 +93,23 @@ impl Store {
     /// another player has the name. Returns the profile's new version.
     pub async fn reset_name(
         &self,
-        player_id: String,
+        player_id: Uuid,
         name: DisplayName,
         now: i64,
     ) -> Result<Option<Result<i64, NameTaken>>, StoreError> {
         self.write(move |sql| {
-            if !lock_player(sql, &player_id)? {
+            if !lock_player(sql, player_id)? {
                 return Ok(None);
             }
             let key = name.key();
-            if name_taken(sql, &key, Some(&player_id))? {
+            if name_taken(sql, &key, Some(player_id))? {
                 return Ok(Some(Err(NameTaken)));
             }
-            let record = profile_record(sql, &player_id)?
+            let record = profile_record(sql, player_id)?
                 .ok_or_else(|| StoreError::UnexpectedValue("a locked player vanished".into()))?;
             let now = u64::try_from(now).unwrap_or_default();
             let reset = record.set_by_operator(FieldValue::DisplayName(name.into_string()), now);
-            save_record(sql, &player_id, &reset, Some(&key))?;
+            save_record(sql, player_id, &reset, Some(&key))?;
             Ok(Some(Ok(reset.version)))
         })
         .await
@@ -117,22 +119,22 @@ impl Store {
 /// Takes the player's row for the rest of the transaction (a no-op update: a row lock
 /// on PostgreSQL, valid SQL on SQLite, whose single writer already serialises); false
 /// if there is no such player.
-fn lock_player(sql: &mut dyn Sql, player_id: &str) -> Result<bool, StoreError> {
+fn lock_player(sql: &mut dyn Sql, player_id: Uuid) -> Result<bool, StoreError> {
     Ok(sql
         .query_opt(
             "UPDATE players SET version = version WHERE player_id = $1 RETURNING player_id",
-            &[Param::Text(player_id)],
+            &[Param::Id(player_id)],
         )?
         .is_some())
 }
 
 pub(super) fn profile_record(
     sql: &mut dyn Sql,
-    player_id: &str,
+    player_id: Uuid,
 ) -> Result<Option<ProfileRecord>, StoreError> {
     sql.query_opt(
         &format!("SELECT {RECORD_COLUMNS} FROM players p WHERE p.player_id = $1"),
-        &[Param::Text(player_id)],
+        &[Param::Id(player_id)],
     )?
     .map(|row| record_of(&row, 0))
     .transpose()
@@ -141,7 +143,7 @@ pub(super) fn profile_record(
 /// Stores the record; with `name_key`, the name's key too (the name changed).
 fn save_record(
     sql: &mut dyn Sql,
-    player_id: &str,
+    player_id: Uuid,
     record: &ProfileRecord,
     name_key: Option<&str>,
 ) -> Result<(), StoreError> {
@@ -158,7 +160,7 @@ fn save_record(
             Param::Text(&settings),
             Param::Text(&stamps),
             Param::Text(name_key.unwrap_or_default()),
-            Param::Text(player_id),
+            Param::Id(player_id),
         ],
     )?;
     Ok(())
@@ -174,7 +176,7 @@ fn name_key(display_name: &str) -> Result<String, StoreError> {
 /// The live record of a key: the request's hash and the answer.
 fn remembered_operation(
     sql: &mut dyn Sql,
-    player_id: &str,
+    player_id: Uuid,
     key_sha256: &str,
     expired_before: i64,
 ) -> Result<Option<(String, ProfileAnswer)>, StoreError> {
@@ -182,7 +184,7 @@ fn remembered_operation(
         "SELECT request_sha256, answer FROM profile_operations
          WHERE player_id = $1 AND key_sha256 = $2 AND created_at >= $3",
         &[
-            Param::Text(player_id),
+            Param::Id(player_id),
             Param::Text(key_sha256),
             Param::Int(expired_before),
         ],
@@ -198,7 +200,7 @@ fn remembered_operation(
 /// Remembers the answer under the key, replacing an expired record of the same key.
 fn remember_operation(
     sql: &mut dyn Sql,
-    player_id: &str,
+    player_id: Uuid,
     key_sha256: &str,
     request_sha256: &str,
     answer: &ProfileAnswer,
@@ -211,7 +213,7 @@ fn remember_operation(
          SET request_sha256 = excluded.request_sha256, answer = excluded.answer,
              created_at = excluded.created_at",
         &[
-            Param::Text(player_id),
+            Param::Id(player_id),
             Param::Text(key_sha256),
             Param::Text(request_sha256),
             Param::Text(&to_json(answer)?),

@@ -1,18 +1,22 @@
 //! The one thing the queries need from a database: run a statement with parameters
 //! and hand back its rows.
 //!
-//! Both drivers implement [`Sql`], so every query in [`super::queries`] is written once
+//! Both drivers implement [`Sql`], so every query (in the store's file for its table) is written once
 //! and the same SQL text runs on SQLite and PostgreSQL. Parameters are `$1`, `$2`, ...
 //! in order of first appearance: PostgreSQL numbers them, SQLite names them `$1`, `$2`
 //! and numbers names in the order it meets them, so both bind the same values.
 
 use super::StoreError;
+use uuid::Uuid;
 
 /// A statement parameter. Only the types the schema uses.
 #[derive(Debug, Clone, Copy)]
 pub enum Param<'a> {
     Int(i64),
     Text(&'a str),
+    /// An id (of a player, a device, a result), stored as its lowercase hyphenated
+    /// text on both databases.
+    Id(Uuid),
 }
 
 /// A column value as read back.
@@ -43,6 +47,14 @@ impl Row {
             Some(Value::Null) => Ok(None),
             _ => self.int(column).map(Some),
         }
+    }
+
+    /// An id written by [`Param::Id`].
+    pub fn id(&self, column: usize) -> Result<Uuid, StoreError> {
+        let text = self.text(column)?;
+        Uuid::try_parse(text).map_err(|_| {
+            StoreError::UnexpectedValue(format!("column {column} is {text:?}, not an id"))
+        })
     }
 
     pub fn text(&self, column: usize) -> Result<&str, StoreError> {

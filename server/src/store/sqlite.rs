@@ -228,6 +228,7 @@ impl ToSql for Param<'_> {
         Ok(match *self {
             Param::Int(value) => ToSqlOutput::from(value),
             Param::Text(value) => ToSqlOutput::from(value),
+            Param::Id(value) => ToSqlOutput::from(value.hyphenated().to_string()),
         })
     }
 }

@@ -1,13 +1,15 @@
 //! The store's side of verified results, review and moderation (docs/replay.md): each
-//! operation one transaction, built from the statements in [`super::queries`].
+//! operation one transaction, built from the statements of its tables.
 
-use super::queries::{
-    self, Best, Board, Game, ListedResult, Listing, NewResult, Player, ResultState, StoredResult,
-};
+use super::boards::{self, Best, Board, Game};
+use super::names;
+use super::players;
+use super::results::{self, ListedResult, Listing, NewResult, ResultState, StoredResult};
 use super::sql::Sql;
 use super::{Recorded, Store, StoreError};
 use keydo_core::names::DisplayName;
 use keydo_core::verify::{Refusal, check_played_after_save};
+use uuid::Uuid;
 
 /// What recording a verified result came to.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -43,14 +45,14 @@ impl Store {
         weekly_board: Option<i64>,
     ) -> Result<Recording, StoreError> {
         self.write(move |sql| {
-            let save = queries::save_facts(sql, &result.player_id)?.ok_or_else(|| {
+            let save = players::save_facts(sql, result.player_id)?.ok_or_else(|| {
                 StoreError::UnexpectedValue("a result for a save that does not exist".into())
             })?;
             if let Err(refusal) = check_played_after_save(result.played_at as u64, save.created_at)
             {
                 return Ok(Recording::Refused(refusal));
             }
-            let stored = if queries::insert_result(sql, &result)? {
+            let stored = if results::insert_result(sql, &result)? {
                 StoredResult {
                     mode: result.mode,
                     value: result.value,
@@ -59,15 +61,15 @@ impl Store {
                     state: result.state,
                 }
             } else {
-                match queries::stored_result(sql, &result.player_id, &result.score_id)? {
+                match results::stored_result(sql, result.player_id, result.score_id)? {
                     Some(stored) => stored,
                     None => return Ok(Recording::SeedReused),
                 }
             };
             let game = Game {
-                player_id: result.player_id.clone(),
+                player_id: result.player_id,
                 mode: stored.mode,
-                score_id: result.score_id.clone(),
+                score_id: result.score_id,
                 value: stored.value,
                 achieved_at: stored.received_at,
             };
@@ -76,34 +78,13 @@ impl Store {
                 public_bests(sql, &game, weekly_board)?
             } else {
                 Recorded {
-                    all_time: queries::record(sql, Board::AllTime, &game)?,
+                    all_time: boards::record(sql, Board::AllTime, &game)?,
                     weekly: weekly_board
-                        .map(|week| queries::record(sql, Board::Week(week), &game))
+                        .map(|week| boards::record(sql, Board::Week(week), &game))
                         .transpose()?,
                 }
             };
             Ok(Recording::Recorded { bests, held })
-        })
-        .await
-    }
-
-    /// Creates a save named `player.display_name` unless another save has the name's
-    /// key; says whether it did.
-    pub async fn create_named_player(
-        &self,
-        player: Player,
-        name_key: String,
-        token_sha256: String,
-        device_label: String,
-        created_at: i64,
-    ) -> Result<bool, StoreError> {
-        self.write(move |sql| {
-            if name_taken(sql, &name_key, None)? {
-                return Ok(false);
-            }
-            queries::insert_player(sql, &player, &token_sha256, &device_label, created_at)?;
-            queries::set_name_key(sql, &player.player_id, &name_key)?;
-            Ok(true)
         })
         .await
     }
@@ -113,24 +94,20 @@ impl Store {
         listing: Listing,
         limit: i64,
     ) -> Result<Vec<ListedResult>, StoreError> {
-        self.read(move |sql| queries::list_results(sql, listing, limit))
+        self.read(move |sql| results::list_results(sql, listing, limit))
             .await
     }
 
     /// Approves a held result and puts it on the boards it belongs to (unless its
     /// player is hidden).
-    pub async fn approve(
-        &self,
-        player_id: String,
-        score_id: String,
-    ) -> Result<Approval, StoreError> {
+    pub async fn approve(&self, player_id: Uuid, score_id: Uuid) -> Result<Approval, StoreError> {
         self.write(move |sql| {
-            let Some(approved) = queries::approve_result(sql, &player_id, &score_id)? else {
+            let Some(approved) = results::approve_result(sql, player_id, score_id)? else {
                 return Ok(Approval::NotHeld);
             };
-            let hidden = queries::save_facts(sql, &player_id)?.is_some_and(|save| save.hidden);
+            let hidden = players::save_facts(sql, player_id)?.is_some_and(|save| save.hidden);
             if !hidden {
-                put_on_boards(sql, &player_id, &score_id, &approved)?;
+                put_on_boards(sql, player_id, score_id, &approved)?;
             }
             Ok(Approval::Approved(approved))
         })
@@ -139,15 +116,15 @@ impl Store {
 
     /// Hides the player from the public boards, or shows them again (their public
     /// results go back on the boards). `false` if no such player.
-    pub async fn set_hidden(&self, player_id: String, hidden: bool) -> Result<bool, StoreError> {
+    pub async fn set_hidden(&self, player_id: Uuid, hidden: bool) -> Result<bool, StoreError> {
         self.write(move |sql| {
-            if !queries::set_hidden(sql, &player_id, hidden)? {
+            if !players::set_hidden(sql, player_id, hidden)? {
                 return Ok(false);
             }
-            queries::remove_from_boards(sql, &player_id)?;
+            boards::remove_from_boards(sql, player_id)?;
             if !hidden {
-                for (score_id, result) in queries::public_results(sql, &player_id)? {
-                    put_on_boards(sql, &player_id, &score_id, &result)?;
+                for (score_id, result) in results::public_results(sql, player_id)? {
+                    put_on_boards(sql, player_id, score_id, &result)?;
                 }
             }
             Ok(true)
@@ -166,23 +143,25 @@ pub struct NameTaken;
 pub(super) fn name_taken(
     sql: &mut dyn Sql,
     name_key: &str,
-    except: Option<&str>,
+    except: Option<Uuid>,
 ) -> Result<bool, StoreError> {
     loop {
-        let unkeyed = queries::unkeyed_names(sql, UNKEYED_BATCH)?;
+        let unkeyed = names::unkeyed_names(sql, UNKEYED_BATCH)?;
         let last_batch = (unkeyed.len() as i64) < UNKEYED_BATCH;
         for (player_id, display_name) in unkeyed {
             let key = match DisplayName::parse(&display_name).map(|name| name.key()) {
-                Ok(key) if queries::name_key_owner(sql, &key)?.is_none() => key,
+                Ok(key) if names::name_key_owner(sql, &key)?.is_none() => key,
                 _ => format!("legacy:{player_id}"),
             };
-            queries::set_name_key(sql, &player_id, &key)?;
+            names::set_name_key(sql, &player_id, &key)?;
         }
         if last_batch {
             break;
         }
     }
-    Ok(queries::name_key_owner(sql, name_key)?.is_some_and(|owner| Some(owner.as_str()) != except))
+    // Legacy saves' ids need not be UUIDs: compare as text.
+    let except = except.map(|id| id.to_string());
+    Ok(names::name_key_owner(sql, name_key)?.is_some_and(|owner| Some(owner) != except))
 }
 
 /// The player's public bests, without the game (held, or its player hidden).
@@ -193,7 +172,7 @@ fn public_bests(
 ) -> Result<Recorded, StoreError> {
     let best = |sql: &mut dyn Sql, board| -> Result<Best, StoreError> {
         Ok(Best {
-            value: queries::board_value(sql, board, &game.player_id, game.mode)?.unwrap_or(0),
+            value: boards::board_value(sql, board, game.player_id, game.mode)?.unwrap_or(0),
             is_this_game: false,
         })
     };
@@ -207,21 +186,21 @@ fn public_bests(
 
 fn put_on_boards(
     sql: &mut dyn Sql,
-    player_id: &str,
-    score_id: &str,
+    player_id: Uuid,
+    score_id: Uuid,
     result: &StoredResult,
 ) -> Result<(), StoreError> {
     debug_assert!(result.state != ResultState::Held);
     let game = Game {
-        player_id: player_id.to_owned(),
+        player_id,
         mode: result.mode,
-        score_id: score_id.to_owned(),
+        score_id,
         value: result.value,
         achieved_at: result.received_at,
     };
-    queries::record(sql, Board::AllTime, &game)?;
+    boards::record(sql, Board::AllTime, &game)?;
     if let Some(week) = result.board_week {
-        queries::record(sql, Board::Week(week), &game)?;
+        boards::record(sql, Board::Week(week), &game)?;
     }
     Ok(())
 }

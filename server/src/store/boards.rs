@@ -1,0 +1,261 @@
+//! The leaderboards' tables, written once for both databases (see [`Sql`]).
+//!
+//! Scores are kept per board: `scores` holds one row per (player, mode), the best game
+//! ever; `weekly_scores` one row per (player, mode, week). Both are written with a
+//! conditional upsert that only replaces a row with a strictly higher value, so a
+//! resend, a replay or a lower score changes nothing, concurrently or not.
+
+use super::StoreError;
+use super::sql::{Param, Row, Sql};
+use keydo_core::Mode;
+use keydo_core::api::ServerBest;
+use uuid::Uuid;
+
+/// A leaderboard: all time, or one UTC+8 week.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Board {
+    AllTime,
+    Week(i64),
+}
+
+/// The statements of one board. Their parameters start with the board's scope, in
+/// order: `player_id` (where a player is meant), `mode`, then `week` on weekly boards.
+struct BoardStatements {
+    /// scope, value, score_id, achieved_at → the row, only when it changed.
+    upsert: &'static str,
+    /// scope → value, score_id.
+    best: &'static str,
+    /// mode[, week], limit → display_name, value, achieved_at, best first.
+    top: &'static str,
+    /// scope → value, achieved_at, rank.
+    rank: &'static str,
+}
+
+const ALL_TIME: BoardStatements = BoardStatements {
+    upsert: "INSERT INTO scores (player_id, mode, value, score_id, achieved_at)
+             VALUES ($1, $2, $3, $4, $5)
+             ON CONFLICT (player_id, mode) DO UPDATE
+             SET value = excluded.value, score_id = excluded.score_id,
+                 achieved_at = excluded.achieved_at
+             WHERE excluded.value > scores.value
+             RETURNING value, score_id",
+    best: "SELECT value, score_id FROM scores WHERE player_id = $1 AND mode = $2",
+    top: "SELECT p.display_name, s.value, s.achieved_at
+          FROM scores s JOIN players p ON p.player_id = s.player_id
+          WHERE s.mode = $1
+          ORDER BY s.value DESC, s.achieved_at ASC, s.player_id ASC
+          LIMIT $2",
+    rank: "SELECT me.value, me.achieved_at,
+             1 + (SELECT COUNT(*) FROM scores o
+                  WHERE o.mode = me.mode
+                    AND (o.value > me.value
+                         OR (o.value = me.value AND (o.achieved_at < me.achieved_at
+                             OR (o.achieved_at = me.achieved_at AND o.player_id < me.player_id)))))
+           FROM scores me WHERE me.player_id = $1 AND me.mode = $2",
+};
+
+const WEEKLY: BoardStatements = BoardStatements {
+    upsert: "INSERT INTO weekly_scores (player_id, mode, week, value, score_id, achieved_at)
+             VALUES ($1, $2, $3, $4, $5, $6)
+             ON CONFLICT (player_id, mode, week) DO UPDATE
+             SET value = excluded.value, score_id = excluded.score_id,
+                 achieved_at = excluded.achieved_at
+             WHERE excluded.value > weekly_scores.value
+             RETURNING value, score_id",
+    best: "SELECT value, score_id FROM weekly_scores
+           WHERE player_id = $1 AND mode = $2 AND week = $3",
+    top: "SELECT p.display_name, s.value, s.achieved_at
+          FROM weekly_scores s JOIN players p ON p.player_id = s.player_id
+          WHERE s.mode = $1 AND s.week = $2
+          ORDER BY s.value DESC, s.achieved_at ASC, s.player_id ASC
+          LIMIT $3",
+    rank: "SELECT me.value, me.achieved_at,
+             1 + (SELECT COUNT(*) FROM weekly_scores o
+                  WHERE o.mode = me.mode AND o.week = me.week
+                    AND (o.value > me.value
+                         OR (o.value = me.value AND (o.achieved_at < me.achieved_at
+                             OR (o.achieved_at = me.achieved_at AND o.player_id < me.player_id)))))
+           FROM weekly_scores me WHERE me.player_id = $1 AND me.mode = $2 AND me.week = $3",
+};
+
+impl Board {
+    fn statements(self) -> &'static BoardStatements {
+        match self {
+            Board::AllTime => &ALL_TIME,
+            Board::Week(_) => &WEEKLY,
+        }
+    }
+
+    /// `mode[, week]`: the parameters that pick the board's rows for a mode.
+    fn scope(self, mode: Mode) -> Vec<Param<'static>> {
+        let mut scope = vec![Param::Text(mode.id())];
+        if let Board::Week(week) = self {
+            scope.push(Param::Int(week));
+        }
+        scope
+    }
+
+    /// `player_id, mode[, week]`: the parameters that pick one player's row.
+    fn player_scope(self, player_id: Uuid, mode: Mode) -> Vec<Param<'static>> {
+        let mut scope = vec![Param::Id(player_id)];
+        scope.extend(self.scope(mode));
+        scope
+    }
+}
+
+/// A player's all-time best per mode they have played, with their best of `week`
+/// where they have one; in [`Mode::ALL`]'s order.
+pub fn bests(sql: &mut dyn Sql, player_id: Uuid, week: i64) -> Result<Vec<ServerBest>, StoreError> {
+    let mut bests = sql
+        .query(
+            "SELECT s.mode, s.value, w.value
+             FROM scores s LEFT JOIN weekly_scores w
+               ON w.player_id = s.player_id AND w.mode = s.mode AND w.week = $1
+             WHERE s.player_id = $2",
+            &[Param::Int(week), Param::Id(player_id)],
+        )?
+        .iter()
+        .map(|row| {
+            let mode = row.text(0)?;
+            Ok(ServerBest {
+                mode: mode
+                    .parse()
+                    .map_err(|_| StoreError::UnexpectedValue(format!("mode {mode:?}")))?,
+                alltime: row.int(1)?,
+                weekly: row.opt_int(2)?,
+            })
+        })
+        .collect::<Result<Vec<_>, StoreError>>()?;
+    bests.sort_by_key(|best| best.mode);
+    Ok(bests)
+}
+
+/// A validated game, ready to be recorded.
+#[derive(Debug, Clone)]
+pub struct Game {
+    pub player_id: Uuid,
+    pub mode: Mode,
+    pub score_id: Uuid,
+    pub value: i64,
+    pub achieved_at: i64,
+}
+
+/// A player's best on one board after a submission.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Best {
+    pub value: i64,
+    /// Whether the submitted game (by score id) is that best.
+    pub is_this_game: bool,
+}
+
+/// Records `game` on `board` if it beats the player's best there; returns the best.
+pub fn record(sql: &mut dyn Sql, board: Board, game: &Game) -> Result<Best, StoreError> {
+    let statements = board.statements();
+    let player_scope = board.player_scope(game.player_id, game.mode);
+    let mut upsert = player_scope.clone();
+    upsert.extend([
+        Param::Int(game.value),
+        Param::Id(game.score_id),
+        Param::Int(game.achieved_at),
+    ]);
+    // The upsert returns the row only when it wrote it; otherwise read the standing best.
+    let row = match sql.query_opt(statements.upsert, &upsert)? {
+        Some(row) => row,
+        None => sql
+            .query_opt(statements.best, &player_scope)?
+            .ok_or_else(|| {
+                StoreError::UnexpectedValue("a best vanished inside its transaction".into())
+            })?,
+    };
+    Ok(Best {
+        value: row.int(0)?,
+        is_this_game: row.id(1)? == game.score_id,
+    })
+}
+
+/// One line of a leaderboard.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Entry {
+    pub display_name: String,
+    pub value: i64,
+    pub achieved_at: i64,
+}
+
+/// The best `limit` rows of a board, best first; ties go to the earlier game, then to
+/// the smaller player id, so the order never depends on storage.
+pub fn top(
+    sql: &mut dyn Sql,
+    board: Board,
+    mode: Mode,
+    limit: i64,
+) -> Result<Vec<Entry>, StoreError> {
+    let mut params = board.scope(mode);
+    params.push(Param::Int(limit));
+    sql.query(board.statements().top, &params)?
+        .iter()
+        .map(|row| {
+            Ok(Entry {
+                display_name: row.text(0)?.to_owned(),
+                value: row.int(1)?,
+                achieved_at: row.int(2)?,
+            })
+        })
+        .collect()
+}
+
+/// A player's own line: rank (1-based, in [`top`]'s order), value and time.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Standing {
+    pub rank: i64,
+    pub value: i64,
+    pub achieved_at: i64,
+}
+
+pub fn standing(
+    sql: &mut dyn Sql,
+    board: Board,
+    mode: Mode,
+    player_id: Uuid,
+) -> Result<Option<Standing>, StoreError> {
+    sql.query_opt(
+        board.statements().rank,
+        &board.player_scope(player_id, mode),
+    )?
+    .map(|row: Row| {
+        Ok(Standing {
+            value: row.int(0)?,
+            achieved_at: row.int(1)?,
+            rank: row.int(2)?,
+        })
+    })
+    .transpose()
+}
+
+/// The player's value on a public board, if they are on it.
+pub fn board_value(
+    sql: &mut dyn Sql,
+    board: Board,
+    player_id: Uuid,
+    mode: Mode,
+) -> Result<Option<i64>, StoreError> {
+    let statement = match board {
+        Board::AllTime => "SELECT value FROM scores WHERE player_id = $1 AND mode = $2",
+        Board::Week(_) => {
+            "SELECT value FROM weekly_scores WHERE player_id = $1 AND mode = $2 AND week = $3"
+        }
+    };
+    sql.query_opt(statement, &board.player_scope(player_id, mode))?
+        .map(|row| row.int(0))
+        .transpose()
+}
+
+/// Takes the player's rows off every public board.
+pub fn remove_from_boards(sql: &mut dyn Sql, player_id: Uuid) -> Result<(), StoreError> {
+    for statement in [
+        "DELETE FROM scores WHERE player_id = $1",
+        "DELETE FROM weekly_scores WHERE player_id = $1",
+    ] {
+        sql.query(statement, &[Param::Id(player_id)])?;
+    }
+    Ok(())
+}

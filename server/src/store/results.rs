@@ -1,0 +1,242 @@
+//! The `results` table: verified results, review and moderation (docs/replay.md).
+//!
+//! Parameters appear in the order of their numbers (see [`Sql`]). `Param` has no NULL,
+//! so optional values travel as a sentinel that `NULLIF` turns back into NULL: '' for
+//! text, -1 for weeks.
+
+use super::StoreError;
+use super::sql::{Param, Row, Sql, Value};
+use keydo_core::Mode;
+use uuid::Uuid;
+
+/// Where a stored result stands.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ResultState {
+    /// On the public boards.
+    Public,
+    /// Waits for an operator.
+    Held,
+    /// Held, then approved: on the public boards.
+    Approved,
+}
+
+impl ResultState {
+    pub fn id(self) -> &'static str {
+        match self {
+            ResultState::Public => "public",
+            ResultState::Held => "held",
+            ResultState::Approved => "approved",
+        }
+    }
+
+    fn parse(id: &str) -> Result<Self, StoreError> {
+        match id {
+            "public" => Ok(ResultState::Public),
+            "held" => Ok(ResultState::Held),
+            "approved" => Ok(ResultState::Approved),
+            other => Err(StoreError::UnexpectedValue(format!(
+                "result state {other:?}"
+            ))),
+        }
+    }
+
+    /// Whether results in this state belong on the public boards.
+    pub fn is_public(self) -> bool {
+        self != ResultState::Held
+    }
+}
+
+/// A verified result, as stored.
+#[derive(Debug, Clone)]
+pub struct NewResult {
+    pub player_id: Uuid,
+    pub score_id: Uuid,
+    pub mode: Mode,
+    pub value: i64,
+    /// `words:42`, `quotes:austen-pride`.
+    pub prompt: String,
+    /// `words:42` for seeded prompts.
+    pub seed_key: Option<String>,
+    pub played_at: i64,
+    pub received_at: i64,
+    pub board_week: Option<i64>,
+    pub state: ResultState,
+    /// Review rule ids, comma-separated.
+    pub holds: String,
+    pub suspicious: bool,
+    pub stats_json: String,
+    /// The input log, kept only for held results.
+    pub input: Option<String>,
+}
+
+/// Stores `result` unless it is stored already (same player and score id) or its seed
+/// was used (same player and seed key); says whether it was stored.
+pub fn insert_result(sql: &mut dyn Sql, result: &NewResult) -> Result<bool, StoreError> {
+    let inserted = sql.query_opt(
+        "INSERT INTO results (player_id, score_id, mode, value, prompt, seed_key, played_at,
+                              received_at, board_week, state, holds, suspicious, stats, input)
+         VALUES ($1, $2, $3, $4, $5, NULLIF($6, ''), $7, $8, NULLIF($9, CAST(-1 AS BIGINT)),
+                 $10, $11, $12, $13, NULLIF($14, ''))
+         ON CONFLICT DO NOTHING
+         RETURNING score_id",
+        &[
+            Param::Id(result.player_id),
+            Param::Id(result.score_id),
+            Param::Text(result.mode.id()),
+            Param::Int(result.value),
+            Param::Text(&result.prompt),
+            Param::Text(result.seed_key.as_deref().unwrap_or_default()),
+            Param::Int(result.played_at),
+            Param::Int(result.received_at),
+            Param::Int(result.board_week.unwrap_or(-1)),
+            Param::Text(result.state.id()),
+            Param::Text(&result.holds),
+            Param::Int(i64::from(result.suspicious)),
+            Param::Text(&result.stats_json),
+            Param::Text(result.input.as_deref().unwrap_or_default()),
+        ],
+    )?;
+    Ok(inserted.is_some())
+}
+
+/// A stored result's standing.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct StoredResult {
+    pub mode: Mode,
+    pub value: i64,
+    pub received_at: i64,
+    pub board_week: Option<i64>,
+    pub state: ResultState,
+}
+
+const STORED_RESULT_COLUMNS: &str = "mode, value, received_at, board_week, state";
+
+fn stored_result_of(row: &Row) -> Result<StoredResult, StoreError> {
+    Ok(StoredResult {
+        mode: mode_of(row.text(0)?)?,
+        value: row.int(1)?,
+        received_at: row.int(2)?,
+        board_week: optional_int(row, 3)?,
+        state: ResultState::parse(row.text(4)?)?,
+    })
+}
+
+pub fn stored_result(
+    sql: &mut dyn Sql,
+    player_id: Uuid,
+    score_id: Uuid,
+) -> Result<Option<StoredResult>, StoreError> {
+    sql.query_opt(
+        &format!(
+            "SELECT {STORED_RESULT_COLUMNS} FROM results WHERE player_id = $1 AND score_id = $2"
+        ),
+        &[Param::Id(player_id), Param::Id(score_id)],
+    )?
+    .as_ref()
+    .map(stored_result_of)
+    .transpose()
+}
+
+/// Marks a held result approved; returns it, or `None` if no such result is held.
+pub fn approve_result(
+    sql: &mut dyn Sql,
+    player_id: Uuid,
+    score_id: Uuid,
+) -> Result<Option<StoredResult>, StoreError> {
+    sql.query_opt(
+        &format!(
+            "UPDATE results SET state = 'approved'
+             WHERE player_id = $1 AND score_id = $2 AND state = 'held'
+             RETURNING {STORED_RESULT_COLUMNS}"
+        ),
+        &[Param::Id(player_id), Param::Id(score_id)],
+    )?
+    .as_ref()
+    .map(stored_result_of)
+    .transpose()
+}
+
+/// A result as an operator sees it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ListedResult {
+    pub received_at: i64,
+    pub player_id: Uuid,
+    pub display_name: String,
+    pub score_id: Uuid,
+    pub mode: Mode,
+    pub value: i64,
+    pub state: ResultState,
+    pub holds: String,
+}
+
+/// Which results an operator lists.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Listing {
+    /// Waiting for review, oldest first.
+    Held,
+    /// With timing no person produces, whatever their state, newest first.
+    Suspicious,
+}
+
+pub fn list_results(
+    sql: &mut dyn Sql,
+    listing: Listing,
+    limit: i64,
+) -> Result<Vec<ListedResult>, StoreError> {
+    let filter = match listing {
+        Listing::Held => "r.state = 'held' ORDER BY r.received_at ASC, r.player_id",
+        Listing::Suspicious => "r.suspicious = 1 ORDER BY r.received_at DESC, r.player_id",
+    };
+    sql.query(
+        &format!(
+            "SELECT r.received_at, r.player_id, p.display_name, r.score_id, r.mode, r.value,
+                    r.state, r.holds
+             FROM results r JOIN players p ON p.player_id = r.player_id
+             WHERE {filter} LIMIT $1"
+        ),
+        &[Param::Int(limit)],
+    )?
+    .iter()
+    .map(|row| {
+        Ok(ListedResult {
+            received_at: row.int(0)?,
+            player_id: row.id(1)?,
+            display_name: row.text(2)?.to_owned(),
+            score_id: row.id(3)?,
+            mode: mode_of(row.text(4)?)?,
+            value: row.int(5)?,
+            state: ResultState::parse(row.text(6)?)?,
+            holds: row.text(7)?.to_owned(),
+        })
+    })
+    .collect()
+}
+
+/// The player's results that belong on the public boards, in the order received.
+pub fn public_results(
+    sql: &mut dyn Sql,
+    player_id: Uuid,
+) -> Result<Vec<(Uuid, StoredResult)>, StoreError> {
+    sql.query(
+        &format!(
+            "SELECT {STORED_RESULT_COLUMNS}, score_id FROM results
+             WHERE player_id = $1 AND state <> 'held' ORDER BY received_at, score_id"
+        ),
+        &[Param::Id(player_id)],
+    )?
+    .iter()
+    .map(|row| Ok((row.id(5)?, stored_result_of(row)?)))
+    .collect()
+}
+
+fn mode_of(id: &str) -> Result<Mode, StoreError> {
+    id.parse()
+        .map_err(|_| StoreError::UnexpectedValue(format!("mode {id:?}")))
+}
+
+fn optional_int(row: &Row, column: usize) -> Result<Option<i64>, StoreError> {
+    match row.0.get(column) {
+        Some(Value::Null) => Ok(None),
+        _ => row.int(column).map(Some),
+    }
+}
