@@ -52,7 +52,7 @@ impl<S: Send + Sync> FromRequestParts<S> for Caller {
         parts
             .extensions
             .get::<Caller>()
-            .cloned()
+            .copied()
             .ok_or_else(ApiError::unauthorized)
     }
 }
@@ -63,7 +63,7 @@ impl<S: Send + Sync> OptionalFromRequestParts<S> for Caller {
     type Rejection = Infallible;
 
     async fn from_request_parts(parts: &mut Parts, _state: &S) -> Result<Option<Self>, Infallible> {
-        Ok(parts.extensions.get::<Caller>().cloned())
+        Ok(parts.extensions.get::<Caller>().copied())
     }
 }
 

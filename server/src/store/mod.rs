@@ -6,6 +6,11 @@
 //! (on SQLite: its own savepoint within a batch), reads on a pooled connection.
 //! Errors that mean the database is unreachable, full or too slow are told apart
 //! ([`StoreError::is_unavailable`]): the API answers them 503, not 500.
+//!
+//! The statements live in one file per table (`players`, `creations`, `boards`,
+//! `results`, `names`), written once for both databases ([`sql::Sql`]); the
+//! transactions that span tables are `Store` methods, here and in `devices`,
+//! `profiles` and `verified`. Ids are `Uuid`s, stored as text.
 
 mod boards;
 mod creations;
@@ -351,9 +356,7 @@ impl Store {
             .read(move |sql| players::caller_by_token(sql, &token_sha256))
             .await?;
         match &caller {
-            Some(caller) => self
-                .known_tokens
-                .insert(key, (caller.clone(), Instant::now())),
+            Some(caller) => self.known_tokens.insert(key, (*caller, Instant::now())),
             None => {
                 self.known_tokens.remove(&key);
             }

@@ -16,7 +16,7 @@ pub struct Player {
 }
 
 /// Who a request's token names: a device of a player.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Caller {
     pub player_id: Uuid,
     pub device_id: Uuid,
