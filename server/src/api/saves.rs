@@ -23,9 +23,9 @@ use axum::extract::{Extension, FromRequest, Request, State};
 use axum::http::{HeaderMap, StatusCode};
 use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
+use keydo_core::api::week;
 use keydo_core::api::{ApiCode, CreateSave, Save, SaveCreated};
 use keydo_core::profile::{Profile, ProfileRecord};
-use keydo_core::week;
 use std::sync::Arc;
 use uuid::Uuid;
 
