@@ -9,9 +9,9 @@ use crate::services::api::{self, BoardUnavailable};
 use crate::services::profile::ProfileService;
 use crate::services::sync::Coordinator;
 use keydo_core::Mode;
+use keydo_core::api::week::week_label;
 use keydo_core::api::{Board, Leaderboard as Fetched, OwnRank};
-use keydo_core::mode::value_digits;
-use keydo_core::week::week_label;
+use keydo_core::game::mode::value_digits;
 use leptos::prelude::*;
 
 #[component]

@@ -7,11 +7,11 @@ use crate::devices::{DevicesPanel, code_in_address};
 use crate::services::profile::{ProfileService, ProfileView};
 use crate::wording;
 use keydo_core::Mode;
-use keydo_core::classify::ErrorCode;
 use keydo_core::profile::{
     Author, Caret, Changes, FONT_SIZES, Field, FieldValue, OperationState, Policy, QueuedOperation,
     Settings, Theme,
 };
+use keydo_core::sync::classify::ErrorCode;
 use leptos::prelude::*;
 
 /// Labels an input method may carry, offered as suggestions; any other is allowed.

@@ -4,9 +4,9 @@
 //! `cargo bench -p keydo-core --bench replay`
 
 use criterion::{Criterion, criterion_group, criterion_main};
-use keydo_core::corpora::Corpora;
-use keydo_core::review::Thresholds;
-use keydo_core::simulate::{Typist, play};
+use keydo_core::game::corpora::Corpora;
+use keydo_core::verify::review::Thresholds;
+use keydo_core::verify::simulate::{Typist, play};
 use keydo_core::verify::{Context, verify};
 use keydo_core::{Mode, Seed};
 use std::hint::black_box;

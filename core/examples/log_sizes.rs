@@ -2,8 +2,8 @@
 //! `cargo run -p keydo-core --example log_sizes` (numbers in docs/replay.md).
 
 use keydo_core::api::MAX_BODY_BYTES;
-use keydo_core::corpora::Corpora;
-use keydo_core::simulate::{Typist, play};
+use keydo_core::game::corpora::Corpora;
+use keydo_core::verify::simulate::{Typist, play};
 use keydo_core::{Mode, Seed};
 use uuid::Uuid;
 

@@ -4,14 +4,15 @@
 //! Request bodies refuse unknown fields (the server answers 422); response bodies
 //! accept them, so an older client keeps working when the server adds a field.
 
-use crate::input_log::InputLog;
-use crate::mode::Mode;
-use crate::prompt_id::PromptId;
-use crate::score::Stats;
+use crate::game::input_log::InputLog;
+use crate::game::mode::Mode;
+use crate::game::prompt_id::PromptId;
+use crate::game::score::Stats;
 use serde::{Deserialize, Serialize};
 use uuid::Uuid;
 
 pub mod code;
+pub mod week;
 pub use crate::profile::{Conflict, Profile, ProfileOperation};
 pub use code::ApiCode;
 
@@ -24,8 +25,6 @@ pub const MAX_BODY_BYTES: usize = 100 * 1024;
 /// The most entries one leaderboard request returns, and the default.
 pub const MAX_LEADERBOARD_LIMIT: u32 = 100;
 pub const DEFAULT_LEADERBOARD_LIMIT: u32 = 50;
-/// The length bounds of a display name, in grapheme clusters (docs/replay.md).
-pub const DISPLAY_NAME_CHARS: std::ops::RangeInclusive<usize> = 1..=24;
 
 /// `POST /api/saves`: omit the name to get a generated one.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
@@ -78,7 +77,7 @@ pub struct ScoreSubmission {
     /// Chosen by the client once per game, so a resend is recognisably the same game.
     pub score_id: Uuid,
     pub mode: Mode,
-    /// The week the game was played in, by the client's clock ([`crate::week::week_of`]).
+    /// The week the game was played in, by the client's clock ([`crate::api::week::week_of`]).
     pub week: i64,
     pub value: i64,
     /// When the game ended, in unix milliseconds.

@@ -3,40 +3,41 @@
 //! Nothing here touches a browser, a clock or a network: callers pass time and
 //! randomness in, so every rule is tested natively with `cargo test` and builds
 //! unchanged for `wasm32-unknown-unknown`.
+//!
+//! # Layout
+//!
+//! The modules are grouped by what they serve (docs/architecture.md, "Where the rules
+//! are"):
+//!
+//! * `game`: one game, from the prompt to its score: modes, prompts and the corpora
+//!   they come from, the typing session and its input log, scoring, the figures.
+//! * `names`: display names: what a name may be, and when two names are the same.
+//! * `api`: the wire: the JSON bodies of `/api`, its error codes (`api::code`), and the
+//!   UTC+8 weeks client and server must agree on (`api::week`).
+//! * `sync`: delivering results exactly once: the outbox, what a failed request means,
+//!   backoff, trigger coalescing, and restore healing.
+//! * `profile`: the profile that follows the player: its fields and settings, the
+//!   server's conflict policies, and the client's queue of changes.
+//! * `verify`: how the server checks a submitted result: the replay of its input log
+//!   (`verify::replay`), the review rules (`verify::review`), and the simulated typist
+//!   tests and benchmarks play with (`verify::simulate`, feature `simulate`).
+//!
+//! The types nearly every caller needs are re-exported here.
 
 pub mod api;
-pub mod backoff;
-pub mod classify;
-pub mod coalesce;
-pub mod corpora;
-pub mod figures;
-pub mod heal;
-pub mod input_log;
-pub mod lines;
-pub mod mode;
+pub mod game;
 pub mod names;
-pub mod outbox;
 pub mod profile;
-pub mod prompt;
-pub mod prompt_id;
-pub mod replay;
-pub mod review;
-mod rng;
-pub mod score;
-#[cfg(feature = "simulate")]
-pub mod simulate;
-pub mod texts;
-pub mod typing;
+pub mod sync;
 pub mod verify;
-pub mod week;
 
-pub use classify::{Disposition, ErrorCode, Failure, Request, classify};
-pub use coalesce::{Coalescer, FlushKind};
-pub use input_log::InputLog;
-pub use mode::Mode;
-pub use outbox::{Merge, OutboxEntry, OutboxKey, Slots, SyncState};
-pub use prompt::Prompt;
-pub use prompt_id::{Corpus, PromptId, Seed};
-pub use score::{Implausible, Stats};
-pub use texts::{Passage, Passages, WordList};
-pub use typing::{CharState, Edit, KeyCounts, Session};
+pub use game::input_log::InputLog;
+pub use game::mode::Mode;
+pub use game::prompt::Prompt;
+pub use game::prompt_id::{Corpus, PromptId, Seed};
+pub use game::score::{Implausible, Stats};
+pub use game::texts::{Passage, Passages, WordList};
+pub use game::typing::{CharState, Edit, KeyCounts, Session};
+pub use sync::classify::{Disposition, ErrorCode, Failure, Request, classify};
+pub use sync::coalesce::{Coalescer, FlushKind};
+pub use sync::outbox::{Merge, OutboxEntry, OutboxKey, Slots, SyncState};

@@ -9,11 +9,13 @@
 //! compatibility caseless forms are equal (Unicode D146): "Ｋｅｙｄｏ" and "KEYDO" are
 //! one name.
 
-use crate::api::DISPLAY_NAME_CHARS;
 use std::fmt;
 use unicode_normalization::UnicodeNormalization;
 use unicode_properties::{GeneralCategory, UnicodeGeneralCategory};
 use unicode_segmentation::UnicodeSegmentation;
+
+/// The length bounds of a display name, in grapheme clusters.
+pub const DISPLAY_NAME_CHARS: std::ops::RangeInclusive<usize> = 1..=24;
 
 /// The most combining marks one grapheme cluster may carry (enough for any script;
 /// "zalgo" text stacks dozens).

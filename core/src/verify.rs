@@ -3,13 +3,18 @@
 //! clock in and stores what comes out; it checks the time against the save's creation
 //! ([`check_played_after_save`]) where it reads the save, inside the write.
 
+pub mod replay;
+pub mod review;
+#[cfg(feature = "simulate")]
+pub mod simulate;
+
+use crate::api::week::week_of;
 use crate::api::{ApiCode, ScoreSubmission};
-use crate::corpora::Corpora;
-use crate::prompt_id::PromptId;
-use crate::replay::{self, ReplayError};
-use crate::review::{self, Hold, Thresholds};
-use crate::score::{self, Stats};
-use crate::week::week_of;
+use crate::game::corpora::Corpora;
+use crate::game::prompt_id::PromptId;
+use crate::game::score::{self, Stats};
+use replay::ReplayError;
+use review::{Hold, Thresholds};
 
 /// How far ahead of the server's clock `playedAt` may be: clocks drift.
 pub const MAX_CLOCK_SKEW_MS: i64 = 5 * 60_000;
@@ -136,9 +141,9 @@ pub fn check_played_after_save(played_at: u64, save_created_at_ms: i64) -> Resul
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::mode::Mode;
-    use crate::prompt_id::Seed;
-    use crate::simulate::{Typist, play};
+    use crate::game::mode::Mode;
+    use crate::game::prompt_id::Seed;
+    use crate::verify::simulate::{Typist, play};
 
     /// Tuesday 2026-12-01 12:00 UTC+8.
     const NOON: i64 = 1_796_097_600_000;

@@ -3,11 +3,11 @@
 //! `time` game), on logs recorded by earlier builds (fixtures), and on any sequence of
 //! edits (property test).
 
-use keydo_core::corpora::Corpora;
-use keydo_core::input_log::InputLog;
-use keydo_core::replay::{ReplayError, replay, replay_session};
-use keydo_core::score::{self, Stats, TIME_MODE_DURATION_MS};
-use keydo_core::simulate::{Typist, play};
+use keydo_core::game::corpora::Corpora;
+use keydo_core::game::input_log::InputLog;
+use keydo_core::game::score::{self, Stats, TIME_MODE_DURATION_MS};
+use keydo_core::verify::replay::{ReplayError, replay, replay_session};
+use keydo_core::verify::simulate::{Typist, play};
 use keydo_core::{Edit, Mode, Prompt, PromptId, Seed, Session};
 use proptest::prelude::*;
 use serde::Deserialize;

@@ -4,8 +4,8 @@
 //!
 //! `cargo run --release -p keydo-server --example verified_bodies -- <tokens> <games> <played-at-ms> <out.lua>`
 
-use keydo_core::corpora::Corpora;
-use keydo_core::simulate::{Typist, play};
+use keydo_core::game::corpora::Corpora;
+use keydo_core::verify::simulate::{Typist, play};
 use keydo_core::{Mode, Seed};
 use std::fmt::Write as _;
 

@@ -10,7 +10,7 @@ use crate::settings::{RateLimits, Settings};
 use crate::store::StoreOptions;
 use clap::{Args, Parser, Subcommand};
 use ipnet::IpNet;
-use keydo_core::review::Thresholds;
+use keydo_core::verify::review::Thresholds;
 use std::net::SocketAddr;
 use std::num::NonZeroU32;
 use std::path::PathBuf;

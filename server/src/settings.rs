@@ -2,7 +2,7 @@
 //! (command line, environment or a test).
 
 use crate::client::TrustedProxies;
-use keydo_core::review::Thresholds;
+use keydo_core::verify::review::Thresholds;
 use std::num::NonZeroU32;
 use std::path::PathBuf;
 use std::time::Duration;

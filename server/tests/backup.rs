@@ -7,7 +7,7 @@ use common::{
     words_game,
 };
 use keydo_core::Mode;
-use keydo_core::week::week_of;
+use keydo_core::api::week::week_of;
 use keydo_server::auth::token_sha256;
 use keydo_server::store::Board;
 use keydo_server::store::{Location, Store};

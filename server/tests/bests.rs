@@ -7,7 +7,7 @@ use common::scenarios::me;
 use common::{Options, TestServer, played_game, post_json, value_of, with_token};
 use keydo_core::Mode;
 use keydo_core::api::ServerBest;
-use keydo_core::week::week_of;
+use keydo_core::api::week::week_of;
 use keydo_server::clock::Clock;
 use serde_json::Value;
 use uuid::Uuid;
@@ -47,7 +47,7 @@ async fn the_save_lists_the_servers_bests_per_mode_played() {
         submit(&server, save.token, &words_best).await;
         submit(&server, save.token, &game(Mode::Words, 2, 60, now)).await;
         // Played last week by the client's clock: all time only.
-        let last_week = keydo_core::week::week_start_ms(week) - 3_600_000;
+        let last_week = keydo_core::api::week::week_start_ms(week) - 3_600_000;
         let time_best = game(Mode::Time, 3, 70, last_week);
         submit(&server, save.token, &time_best).await;
         submit(&server, other.token, &game(Mode::Time, 1, 20, now)).await;
@@ -65,7 +65,7 @@ async fn the_save_lists_the_servers_bests_per_mode_played() {
         );
 
         // Next Monday 00:00 UTC+8: the weekly bests start again, all time stays.
-        let next_monday = keydo_core::week::week_start_ms(week + 1);
+        let next_monday = keydo_core::api::week::week_start_ms(week + 1);
         server.clock.set(next_monday);
         let next_week = me(&server, save.token).await;
         assert_eq!(next_week.week, week + 1);

@@ -11,9 +11,9 @@ use common::{
     Options, TestServer, assert_error, body_json, played_game, post_json, postgres_admin_url,
     resubmitted, value_of, with_token, words_game,
 };
-use keydo_core::corpora::Corpora;
-use keydo_core::simulate::{Typist, play};
-use keydo_core::week::week_of;
+use keydo_core::api::week::week_of;
+use keydo_core::game::corpora::Corpora;
+use keydo_core::verify::simulate::{Typist, play};
 use keydo_core::{Mode, PromptId, Seed, Session};
 use keydo_server::clock::Clock;
 use keydo_server::store::Location;
@@ -75,7 +75,7 @@ fn partial_words_game(seed: u64, chars: usize, played_at: i64) -> Value {
     let stats = session.stats();
     json!({
         "scoreId": Uuid::new_v4(), "mode": "words", "week": week_of(played_at),
-        "value": keydo_core::score::value(Mode::Words, &stats), "playedAt": played_at,
+        "value": keydo_core::game::score::value(Mode::Words, &stats), "playedAt": played_at,
         "stats": stats, "prompt": id, "input": session.input_log()
     })
 }

@@ -8,7 +8,7 @@ use crate::meta::{forget_delivered, record_delivered};
 use crate::records::{Best, Recorded, from_js, to_js};
 use idb::{KeyRange, ObjectStore, Query, TransactionMode};
 use keydo_core::Mode;
-use keydo_core::outbox::{OutboxEntry, OutboxKey, Slots, SyncState, blocked_prefix};
+use keydo_core::sync::outbox::{OutboxEntry, OutboxKey, Slots, SyncState, blocked_prefix};
 use uuid::Uuid;
 use wasm_bindgen::JsValue;
 

@@ -9,7 +9,7 @@ mod common;
 
 use common::{PLAYED_AT, fresh_db, game, js, raw_read};
 use keydo_core::Mode;
-use keydo_core::outbox::OutboxEntry;
+use keydo_core::sync::outbox::OutboxEntry;
 use keydo_storage::{Credentials, Db, SaveStart};
 use uuid::Uuid;
 use wasm_bindgen_test::*;
@@ -154,10 +154,10 @@ async fn acknowledged_bests_are_kept_for_healing_and_discarded_ones_are_not() {
     );
     let mut sync = zh.sync.clone();
     sync.record_failure(
-        keydo_core::classify::Request::Authenticated {
+        keydo_core::sync::classify::Request::Authenticated {
             save_renewed: false,
         },
-        &keydo_core::classify::Failure::http(422, Some("TOO_FAST"), None),
+        &keydo_core::sync::classify::Failure::http(422, Some("TOO_FAST"), None),
         PLAYED_AT,
         0.0,
     );

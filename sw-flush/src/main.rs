@@ -8,7 +8,7 @@
 //! and on Background Sync and instantiates the wasm from its precache only then.
 
 use js_sys::{Object, Reflect};
-use keydo_core::coalesce::FlushKind;
+use keydo_core::sync::coalesce::FlushKind;
 use wasm_bindgen::prelude::*;
 
 /// Flushes what is due; resolves to `{delivered, retryable, blocked, retryLater}`.

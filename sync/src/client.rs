@@ -9,9 +9,9 @@ use keydo_core::api::{
     CreateSave, ErrorBody, IDEMPOTENCY_KEY_HEADER, ProfileAnswer, Save, SaveCreated, ScoreAck,
     ScoreSubmission,
 };
-use keydo_core::classify::{Failure, REQUEST_TIMEOUT_MS};
-use keydo_core::outbox::OutboxEntry;
 use keydo_core::profile::QueuedOperation;
+use keydo_core::sync::classify::{Failure, REQUEST_TIMEOUT_MS};
+use keydo_core::sync::outbox::OutboxEntry;
 use keydo_storage::Credentials;
 use serde::Serialize;
 use serde::de::DeserializeOwned;

@@ -3,12 +3,12 @@
 //! line (docs/profile.md).
 
 use crate::{Http, Transport, lock};
-use keydo_core::backoff::MAX_DELAY_MS;
-use keydo_core::classify::{Disposition, Failure, Request, classify};
-use keydo_core::coalesce::FlushKind;
-use keydo_core::heal::is_heal_due;
-use keydo_core::outbox::{OutboxEntry, next_retry_at};
 use keydo_core::profile::Confirmed;
+use keydo_core::sync::backoff::MAX_DELAY_MS;
+use keydo_core::sync::classify::{Disposition, Failure, Request, classify};
+use keydo_core::sync::coalesce::FlushKind;
+use keydo_core::sync::heal::is_heal_due;
+use keydo_core::sync::outbox::{OutboxEntry, next_retry_at};
 use keydo_storage::{Credentials, Db, SaveStart, StorageError};
 use uuid::Uuid;
 

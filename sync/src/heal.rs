@@ -4,10 +4,10 @@
 
 use crate::Transport;
 use crate::flush::{Flush, SyncError, now_ms};
-use keydo_core::classify::{Disposition, Failure, Request, classify};
-use keydo_core::heal::missing_on_server;
+use keydo_core::api::week::week_of;
 use keydo_core::profile::Confirmed;
-use keydo_core::week::week_of;
+use keydo_core::sync::classify::{Disposition, Failure, Request, classify};
+use keydo_core::sync::heal::missing_on_server;
 use keydo_storage::Db;
 use uuid::Uuid;
 

@@ -23,8 +23,8 @@ pub use flush::{FlushReport, SyncError, flush_outbox, flush_with};
 pub use transport::Transport;
 
 use keydo_core::api::SaveCreated;
-use keydo_core::outbox::OutboxEntry;
 use keydo_core::profile::{Confirmed, ProfileQueue};
+use keydo_core::sync::outbox::OutboxEntry;
 use keydo_storage::{Credentials, Db};
 use uuid::Uuid;
 

@@ -5,9 +5,9 @@
 
 use crate::Transport;
 use crate::flush::{Flush, SyncError, now_ms};
-use keydo_core::classify::Disposition;
-use keydo_core::coalesce::FlushKind;
 use keydo_core::profile::{Confirmed, Conflict};
+use keydo_core::sync::classify::Disposition;
+use keydo_core::sync::coalesce::FlushKind;
 
 impl<T: Transport> Flush<'_, T> {
     /// Sends the operations in line that `kind` makes due, head first, until one waits.

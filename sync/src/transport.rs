@@ -2,9 +2,9 @@
 //! the real one over HTTP ([`crate::Http`]) or a scripted one in tests.
 
 use keydo_core::api::{ProfileAnswer, Save, SaveCreated, ScoreAck};
-use keydo_core::classify::Failure;
-use keydo_core::outbox::OutboxEntry;
 use keydo_core::profile::QueuedOperation;
+use keydo_core::sync::classify::Failure;
+use keydo_core::sync::outbox::OutboxEntry;
 use keydo_storage::Credentials;
 use uuid::Uuid;
 

@@ -10,13 +10,13 @@
 mod common;
 
 use keydo_core::Mode;
+use keydo_core::api::week::week_of;
 use keydo_core::api::{Profile, ProfileAnswer, Save, SaveCreated, ScoreAck, ServerBest};
-use keydo_core::classify::{ErrorCode, Failure};
-use keydo_core::coalesce::FlushKind;
-use keydo_core::heal::HEAL_INTERVAL_MS;
-use keydo_core::outbox::OutboxEntry;
 use keydo_core::profile::{FieldValue, ProfileRecord, QueuedOperation, Theme};
-use keydo_core::week::week_of;
+use keydo_core::sync::classify::{ErrorCode, Failure};
+use keydo_core::sync::coalesce::FlushKind;
+use keydo_core::sync::heal::HEAL_INTERVAL_MS;
+use keydo_core::sync::outbox::OutboxEntry;
 use keydo_storage::{Credentials, Db};
 use keydo_sync::{Transport, flush_with};
 use std::cell::RefCell;

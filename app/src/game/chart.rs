@@ -9,7 +9,7 @@
 mod plot;
 
 use keydo_core::Mode;
-use keydo_core::score::Stats;
+use keydo_core::game::score::Stats;
 use leptos::prelude::*;
 use plot::{HEIGHT, Plot, WIDTH};
 

@@ -8,8 +8,8 @@
 use super::input::TypingInput;
 use super::prompt::{Marks, PromptView};
 use super::texts::Assignment;
-use keydo_core::mode::Language;
-use keydo_core::score::{Stats, TIME_MODE_DURATION_MS};
+use keydo_core::game::mode::Language;
+use keydo_core::game::score::{Stats, TIME_MODE_DURATION_MS};
 use keydo_core::{Edit, InputLog, KeyCounts, Mode, PromptId, Session};
 use leptos::html::Input;
 use leptos::prelude::*;

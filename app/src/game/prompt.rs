@@ -1,7 +1,7 @@
 //! The prompt on screen, a few whole lines at a time: the caret's line and its
 //! neighbours, one span per character, each with its own signal, so a keystroke
 //! re-renders the one or two spans it touches. The lines come from
-//! [`keydo_core::lines`], with the columns measured from the prompt's width and a
+//! [`keydo_core::game::lines`], with the columns measured from the prompt's width and a
 //! probe of its font (again whenever its size changes); the window moves a line at a
 //! time, so no line is ever cut in half, and a prompt of thousands of characters costs
 //! a few hundred elements rather than thousands.
@@ -10,8 +10,8 @@
 //! after the window are kept as two hidden text nodes. The caret is a class on the
 //! character it stands before, drawn by CSS, never an inserted node.
 
-use keydo_core::lines::{line_of, line_starts};
-use keydo_core::mode::Language;
+use keydo_core::game::lines::{line_of, line_starts};
+use keydo_core::game::mode::Language;
 use keydo_core::{CharState, Session};
 use leptos::html::{Div, Span};
 use leptos::prelude::*;

@@ -1,6 +1,6 @@
 //! The result screen: the speed the game is scored in (WPM, or 字/分) as the headline,
 //! then accuracy, raw speed, consistency and time (and for 中文 the 击键, 码长 and 回改
-//! 跟打 players compare; see [`keydo_core::figures`]) and the chart. The game is
+//! 跟打 players compare; see [`keydo_core::game::figures`]) and the chart. The game is
 //! recorded in the browser database and "Saved" appears only once that write has
 //! committed ("Not saved yet" while a failed write waits for its next attempt). Games
 //! the server would refuse (too short, too fast, too inaccurate) are shown but not
@@ -12,9 +12,9 @@ use crate::services::profile::ProfileService;
 use crate::services::records::{Records, Saving};
 use crate::services::sync::Coordinator;
 use crate::wording;
-use keydo_core::figures::Figures;
-use keydo_core::mode::{Language, value_digits};
-use keydo_core::score::{self, Implausible};
+use keydo_core::game::figures::Figures;
+use keydo_core::game::mode::{Language, value_digits};
+use keydo_core::game::score::{self, Implausible};
 use leptos::html::H2;
 use leptos::prelude::*;
 

@@ -4,7 +4,7 @@
 //! Each corpus loads on its own, so a broken `quotes.json` costs the `quote` mode only.
 
 use crate::services::texts::{LoadError, load};
-use keydo_core::texts::{
+use keydo_core::game::texts::{
     self, Passage, Passages, TIME_MODE_WORD_COUNT, WORDS_MODE_WORD_COUNT, WordList,
 };
 use keydo_core::{Mode, Prompt, PromptId, Seed};

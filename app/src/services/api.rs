@@ -10,7 +10,7 @@ use keydo_core::api::{
     Board, Devices, ErrorBody, IDEMPOTENCY_KEY_HEADER, Leaderboard, LinkCode, LinkDevice,
     SaveCreated,
 };
-use keydo_core::classify::REQUEST_TIMEOUT_MS;
+use keydo_core::sync::classify::REQUEST_TIMEOUT_MS;
 use leptos::prelude::*;
 use serde::de::DeserializeOwned;
 use std::time::Duration;

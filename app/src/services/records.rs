@@ -13,7 +13,7 @@
 //! end of the operation, so no open connection holds up a schema upgrade.
 
 use super::sync::Coordinator;
-use keydo_core::outbox::OutboxEntry;
+use keydo_core::sync::outbox::OutboxEntry;
 use keydo_core::{InputLog, Mode, PromptId, Stats};
 use keydo_storage::{Credentials, Db, HeldResult, Recorded, StorageError};
 use leptos::ev;

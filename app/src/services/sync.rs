@@ -16,9 +16,9 @@
 
 use super::records;
 use keydo_core::Mode;
-use keydo_core::backoff::timer_delay_ms;
-use keydo_core::classify::ErrorCode;
-use keydo_core::coalesce::{Coalescer, FlushKind};
+use keydo_core::sync::backoff::timer_delay_ms;
+use keydo_core::sync::classify::ErrorCode;
+use keydo_core::sync::coalesce::{Coalescer, FlushKind};
 use keydo_storage::HeldResult;
 use leptos::prelude::*;
 use leptos::task::spawn_local;

@@ -2,7 +2,7 @@
 //! offline) and parsed by `core`.
 
 use gloo_net::http::Request;
-use keydo_core::texts::CorpusError;
+use keydo_core::game::texts::CorpusError;
 use std::fmt;
 
 /// Fetches `/texts/<file>` and parses it.

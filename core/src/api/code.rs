@@ -157,7 +157,6 @@ mod tests {
         for &code in ApiCode::ALL {
             let wire = code.as_str();
             assert!(seen.insert(wire), "{wire} twice");
-            assert!(crate::classify::ErrorCode::new(wire).is_some(), "{wire}");
             assert_eq!(ApiCode::parse(wire), Some(code));
             assert!((400..=599).contains(&code.status()), "{wire}");
         }

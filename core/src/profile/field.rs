@@ -3,9 +3,10 @@
 //! policies work on.
 
 use super::settings::{Caret, FONT_SIZES, INPUT_METHOD_MAX_CHARS, Settings, Theme};
-use crate::api::DISPLAY_NAME_CHARS;
-use crate::mode::Mode;
-use crate::names::{DisplayName, MAX_MARKS_PER_CLUSTER, NameError, has_refused_character};
+use crate::game::mode::Mode;
+use crate::names::{
+    DISPLAY_NAME_CHARS, DisplayName, MAX_MARKS_PER_CLUSTER, NameError, has_refused_character,
+};
 use serde::{Deserialize, Serialize};
 use unicode_segmentation::UnicodeSegmentation;
 

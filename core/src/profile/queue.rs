@@ -13,9 +13,9 @@
 
 use super::field::{Changes, Profile};
 use super::resolve::{Conflict, ProfileOperation};
-use crate::classify::{Disposition, Failure, Request};
-use crate::coalesce::FlushKind;
-use crate::outbox::SyncState;
+use crate::sync::classify::{Disposition, Failure, Request};
+use crate::sync::coalesce::FlushKind;
+use crate::sync::outbox::SyncState;
 use serde::{Deserialize, Serialize};
 use uuid::Uuid;
 

@@ -3,7 +3,7 @@
 //! Every field has a default, so a stored or received record that lacks a field (an
 //! older server, a newer one's absent choice) still reads.
 
-use crate::mode::Mode;
+use crate::game::mode::Mode;
 use serde::{Deserialize, Serialize};
 use std::ops::RangeInclusive;
 

@@ -3,8 +3,8 @@
 //! scenarios of docs/profile.md, and convergence of two devices under any interleaving.
 
 use super::*;
-use crate::classify::{Failure, Request};
-use crate::coalesce::FlushKind;
+use crate::sync::classify::{Failure, Request};
+use crate::sync::coalesce::FlushKind;
 use proptest::prelude::*;
 use std::collections::{BTreeMap, HashMap};
 use uuid::Uuid;

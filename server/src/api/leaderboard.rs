@@ -11,7 +11,7 @@ use keydo_core::api::{
     ApiCode, Board, DEFAULT_LEADERBOARD_LIMIT, Leaderboard, LeaderboardEntry,
     MAX_LEADERBOARD_LIMIT, OwnRank,
 };
-use keydo_core::{Mode, week};
+use keydo_core::{Mode, api::week};
 use serde::Deserialize;
 
 /// The query string, read as text so each parameter gets its own error.

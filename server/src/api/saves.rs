@@ -24,9 +24,9 @@ use axum::extract::{Extension, FromRequest, Request, State};
 use axum::http::HeaderMap;
 use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
+use keydo_core::api::week;
 use keydo_core::api::{CreateSave, Save};
 use keydo_core::profile::{Profile, ProfileRecord};
-use keydo_core::week;
 use uuid::Uuid;
 
 /// The first version of a save's profile.

@@ -18,11 +18,11 @@ use crate::store::Recording;
 use crate::store::{Caller, NewResult, ResultState};
 use axum::Json;
 use axum::extract::State;
+use keydo_core::api::week;
 use keydo_core::api::{ApiCode, ScoreAck, ScoreSubmission};
-use keydo_core::corpora::Corpora;
-use keydo_core::review::Hold;
+use keydo_core::game::corpora::Corpora;
+use keydo_core::verify::review::Hold;
 use keydo_core::verify::{self, Context, Refusal, Verified};
-use keydo_core::week;
 
 pub async fn submit(
     State(state): State<AppState>,

@@ -8,8 +8,8 @@ use super::{
 use axum::body::Body;
 use axum::http::Request;
 use keydo_core::Mode;
+use keydo_core::api::week::{week_of, week_start_ms};
 use keydo_core::api::{Leaderboard, Save, ScoreAck};
-use keydo_core::week::{week_of, week_start_ms};
 use serde_json::{Value, json};
 use uuid::Uuid;
 

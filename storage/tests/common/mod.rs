@@ -3,8 +3,8 @@
 #![allow(dead_code)] // each test file uses its own subset
 
 use keydo_core::Mode;
-use keydo_core::outbox::OutboxEntry;
-use keydo_core::score::Stats;
+use keydo_core::game::score::Stats;
+use keydo_core::sync::outbox::OutboxEntry;
 use keydo_storage::Db;
 use uuid::Uuid;
 use wasm_bindgen::JsCast;

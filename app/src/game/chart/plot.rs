@@ -2,7 +2,7 @@
 //! samples to the two lines' SVG points and the axes' extents.
 
 use keydo_core::Mode;
-use keydo_core::score::Stats;
+use keydo_core::game::score::Stats;
 
 /// The drawing's own units; the figure stretches it (see the chart component).
 pub const WIDTH: f64 = 600.0;

@@ -4,8 +4,8 @@
 //! from its seed on any platform. Corpora are parsed from text the caller loaded
 //! (fetched, or embedded); a blank entry is refused with an error that says where it is.
 
-use crate::prompt::Prompt;
-use crate::rng::SplitMix64;
+use crate::game::prompt::Prompt;
+use crate::game::rng::SplitMix64;
 use serde::Deserialize;
 use std::collections::HashSet;
 use std::fmt;
@@ -209,9 +209,9 @@ impl std::error::Error for CorpusError {
 mod tests {
     use super::*;
 
-    const WORDS_TXT: &str = include_str!("../../assets/texts/words.txt");
-    const QUOTES_JSON: &str = include_str!("../../assets/texts/quotes.json");
-    const ZH_JSON: &str = include_str!("../../assets/texts/zh.json");
+    const WORDS_TXT: &str = include_str!("../../../assets/texts/words.txt");
+    const QUOTES_JSON: &str = include_str!("../../../assets/texts/quotes.json");
+    const ZH_JSON: &str = include_str!("../../../assets/texts/zh.json");
 
     fn list(words: &[&str]) -> WordList {
         WordList::parse(&words.join("\n")).unwrap()

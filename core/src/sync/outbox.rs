@@ -10,14 +10,14 @@
 //! better result added while the old one was in flight stays to be sent.
 
 use crate::api::ScoreSubmission;
-use crate::backoff::{self, MAX_DELAY_MS, retry_delay_ms};
-use crate::classify::{Disposition, ErrorCode, Failure, Request, classify};
-use crate::coalesce::FlushKind;
-use crate::input_log::InputLog;
-use crate::mode::Mode;
-use crate::prompt_id::PromptId;
-use crate::score::{self, Stats};
-use crate::week::week_of;
+use crate::api::week::week_of;
+use crate::game::input_log::InputLog;
+use crate::game::mode::Mode;
+use crate::game::prompt_id::PromptId;
+use crate::game::score::{self, Stats};
+use crate::sync::backoff::{self, MAX_DELAY_MS, retry_delay_ms};
+use crate::sync::classify::{Disposition, ErrorCode, Failure, Request, classify};
+use crate::sync::coalesce::FlushKind;
 use serde::{Deserialize, Serialize};
 use std::fmt;
 use uuid::Uuid;
@@ -380,7 +380,7 @@ impl SyncState {
 #[cfg(test)]
 pub(crate) mod tests {
     use super::*;
-    use crate::backoff::MAX_DELAY_MS;
+    use crate::sync::backoff::MAX_DELAY_MS;
     use proptest::prelude::*;
 
     const PROFILE: Uuid = Uuid::from_u128(0xA);

@@ -37,10 +37,10 @@
 //! ([`Session::apply_logged`]) reproduces the game exactly, which is how the server
 //! verifies results (docs/replay.md).
 
-use crate::input_log::{InputLog, LoggedEdit, Recorder};
-use crate::mode::Mode;
-use crate::prompt::Prompt;
-use crate::score::{Stats, TIME_MODE_DURATION_MS};
+use crate::game::input_log::{InputLog, LoggedEdit, Recorder};
+use crate::game::mode::Mode;
+use crate::game::prompt::Prompt;
+use crate::game::score::{Stats, TIME_MODE_DURATION_MS};
 
 /// How a character of the prompt stands.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -411,7 +411,7 @@ impl Session {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::score::{self, validate};
+    use crate::game::score::{self, validate};
     use proptest::prelude::*;
 
     fn session(mode: Mode, text: &str) -> Session {

@@ -1,10 +1,10 @@
 //! The four game modes and everything that differs between them: stable ids (`time`,
-//! `words`, `quote`, `zh`), names, the language typed, the speed a mode is scored in
-//! (net WPM or 字/分) and its raw counterpart, the unit, and how a leaderboard `value`
-//! (speed × 100) and other speeds read.
+//! `words`, `quote`, `zh`), names, the language typed, the unit of the speed a mode is
+//! scored in (net WPM or 字/分), and how a leaderboard `value` (speed × 100) and other
+//! speeds read. The speeds themselves are scoring ([`Mode::speed`] and
+//! [`Mode::raw_speed`] live in [`crate::game::score`]).
 //! Every other crate asks here instead of matching on modes itself.
 
-use crate::score::{self, Stats};
 use serde::{Deserialize, Serialize};
 use std::fmt;
 use std::str::FromStr;
@@ -73,30 +73,12 @@ impl Mode {
         }
     }
 
-    /// How many typed characters make one unit of speed: a word is five characters,
-    /// a 字 is one.
+    /// How many typed characters make one unit of speed: a word is
+    /// [`CHARS_PER_WORD`] characters, a 字 is one.
     pub fn chars_per_unit(self) -> u32 {
         match self.language() {
-            Language::English => 5,
+            Language::English => CHARS_PER_WORD,
             Language::Chinese => 1,
-        }
-    }
-
-    /// The speed the mode is scored in, in [`Mode::speed_unit`]: net WPM, or 速度 (字/分,
-    /// with 错一罚五). The leaderboard value is this × 100, rounded ([`score::value`]).
-    pub fn speed(self, stats: &Stats) -> f64 {
-        match self.language() {
-            Language::English => score::net_wpm(stats),
-            Language::Chinese => score::zi_per_minute(stats),
-        }
-    }
-
-    /// The raw speed, in [`Mode::speed_unit`]: every character typed, right or wrong,
-    /// kept or deleted, without the net speed's deductions (raw WPM; 字/分 before 错一罚五).
-    pub fn raw_speed(self, stats: &Stats) -> f64 {
-        match self.language() {
-            Language::English => score::raw_wpm(stats),
-            Language::Chinese => score::committed_per_minute(stats),
         }
     }
 
@@ -111,6 +93,9 @@ impl Mode {
         format!("{speed:.1} {}", self.speed_unit())
     }
 }
+
+/// Words per minute count five characters as one word.
+pub const CHARS_PER_WORD: u32 = 5;
 
 /// A leaderboard value (speed × 100) as the speed's digits, without a unit:
 /// `5234` → `52.34`. Exact: no float is involved.
@@ -187,27 +172,6 @@ mod tests {
         );
     }
 
-    /// 100 right and 2 wrong in the text, 110 typed (105 right) in half a minute.
-    const HALF_MINUTE: Stats = Stats {
-        duration_ms: 30_000,
-        correct_chars: 100,
-        errors: 2,
-        keystrokes: 110,
-        correct_keystrokes: 105,
-    };
-
-    #[test]
-    fn the_speed_is_the_value_before_scaling() {
-        let stats = HALF_MINUTE;
-        // 100 characters = 20 words in half a minute; (102 − 10) 字 in half a minute.
-        assert_eq!(Mode::Words.speed(&stats), 40.0);
-        assert_eq!(Mode::Zh.speed(&stats), 184.0);
-        for mode in Mode::ALL {
-            let value = score::value(mode, &stats);
-            assert_eq!(value, (mode.speed(&stats) * 100.0).round() as i64, "{mode}");
-        }
-    }
-
     #[test]
     fn values_read_as_speeds_with_two_decimals() {
         assert_eq!(Mode::Time.format_value(5234), "52.34 WPM");
@@ -218,14 +182,5 @@ mod tests {
         assert_eq!(Mode::Words.format_value(-5), "-0.05 WPM");
         assert_eq!(value_digits(12_634), "126.34");
         assert_eq!(value_digits(100), "1.00");
-    }
-
-    #[test]
-    fn raw_speeds_count_every_character_typed() {
-        let stats = HALF_MINUTE;
-        assert_eq!(Mode::Quote.raw_speed(&stats), 44.0); // 22 words in half a minute
-        assert_eq!(Mode::Zh.raw_speed(&stats), 220.0); // 110 字, no penalty
-        assert_eq!(Mode::Time.format_speed(61.26), "61.3 WPM");
-        assert_eq!(Mode::Zh.format_speed(220.0), "220.0 字/分");
     }
 }

@@ -9,7 +9,7 @@
 //! kept: a result the API refused is never re-queued behind the player's back.
 
 use crate::api::ServerBest;
-use crate::outbox::{OutboxEntry, SyncState};
+use crate::sync::outbox::{OutboxEntry, SyncState};
 
 /// How often, at most, a client compares its bests with the server's on its own.
 pub const HEAL_INTERVAL_MS: u64 = 24 * 60 * 60 * 1_000;
@@ -92,9 +92,9 @@ pub fn missing_on_server(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::mode::Mode;
-    use crate::outbox::tests::game as result;
-    use crate::week::week_of;
+    use crate::api::week::week_of;
+    use crate::game::mode::Mode;
+    use crate::sync::outbox::tests::game as result;
 
     /// Tuesday 2026-12-01 12:00 UTC+8.
     const NOON: u64 = 1_796_097_600_000;

@@ -9,7 +9,7 @@
 //! that it never starts with closing punctuation nor ends with opening punctuation
 //! (避头尾). No line is ever longer than the columns given, so none overflows.
 
-use crate::mode::Language;
+use crate::game::mode::Language;
 
 /// Marks a Chinese line may not start with.
 const NO_LINE_START: &[char] = &[

@@ -4,10 +4,10 @@
 //! (`assets/texts/`): the page fetches them, the server compiles them in
 //! ([`Corpora::shipped`], feature `shipped-texts`), so there is no copy to drift.
 
-use crate::mode::Mode;
-use crate::prompt::Prompt;
-use crate::prompt_id::{Corpus, PromptId};
-use crate::texts::{
+use crate::game::mode::Mode;
+use crate::game::prompt::Prompt;
+use crate::game::prompt_id::{Corpus, PromptId};
+use crate::game::texts::{
     self, CorpusError, Passages, TIME_MODE_WORD_COUNT, WORDS_MODE_WORD_COUNT, WordList,
 };
 use std::fmt;
@@ -36,9 +36,9 @@ impl Corpora {
         static SHIPPED: std::sync::OnceLock<Corpora> = std::sync::OnceLock::new();
         SHIPPED.get_or_init(|| {
             Corpora::parse(
-                include_str!("../../assets/texts/words.txt"),
-                include_str!("../../assets/texts/quotes.json"),
-                include_str!("../../assets/texts/zh.json"),
+                include_str!("../../../assets/texts/words.txt"),
+                include_str!("../../../assets/texts/quotes.json"),
+                include_str!("../../../assets/texts/zh.json"),
             )
             .expect("the shipped corpora are valid (checked by core's tests)")
         })
@@ -129,7 +129,7 @@ impl std::error::Error for UnknownPrompt {}
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::prompt_id::Seed;
+    use crate::game::prompt_id::Seed;
 
     #[test]
     fn rebuilds_what_the_page_builds() {

@@ -6,11 +6,11 @@
 //! session writes it: nothing after the game's end, no edit the game ignored, no
 //! second encoding of the same edits.
 
-use crate::input_log::{InputLog, LogError, LoggedEdit};
-use crate::mode::Mode;
-use crate::prompt::Prompt;
-use crate::score::{self, Stats, TIME_MODE_DURATION_MS};
-use crate::typing::Session;
+use crate::game::input_log::{InputLog, LogError, LoggedEdit};
+use crate::game::mode::Mode;
+use crate::game::prompt::Prompt;
+use crate::game::score::{self, Stats, TIME_MODE_DURATION_MS};
+use crate::game::typing::Session;
 use std::fmt;
 
 /// What a replay found.
@@ -21,7 +21,7 @@ pub struct Replayed {
     pub timing: Timing,
 }
 
-/// The timing of a game, as the review rules read it ([`crate::review`]).
+/// The timing of a game, as the review rules read it ([`crate::verify::review`]).
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Timing {
     /// When each key was pressed, in ms since the log's start, in order. In the English
@@ -147,8 +147,8 @@ impl std::error::Error for ReplayError {}
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::input_log::Recorder;
-    use crate::typing::Edit;
+    use crate::game::input_log::Recorder;
+    use crate::game::typing::Edit;
 
     fn prompt(text: &str) -> Prompt {
         Prompt::new(text).unwrap()

@@ -13,8 +13,8 @@
 //! committed character that matched the passage where it landed. With that reading
 //! every rule below means the same in all four modes.
 
-use crate::api::ApiCode;
-use crate::mode::Mode;
+use crate::api::code::ApiCode;
+use crate::game::mode::{CHARS_PER_WORD, Language, Mode};
 use serde::{Deserialize, Serialize};
 use std::fmt;
 
@@ -50,8 +50,6 @@ pub const TIME_MODE_TOLERANCE_MS: u64 = 1_000;
 /// `value` is a speed × 100; speeds are rates per minute.
 const VALUE_SCALE: u128 = 100;
 const MS_PER_MINUTE: u128 = 60_000;
-/// Net WPM counts five characters as one word.
-const CHARS_PER_WORD: u128 = 5;
 /// 错一罚五: each wrong character costs five.
 const ZH_ERROR_PENALTY: u128 = 5;
 
@@ -75,7 +73,9 @@ pub fn value(mode: Mode, stats: &Stats) -> i64 {
 /// characters, 5 to a word, in the English modes; penalised 字数, 1 to a 字, in `zh`.
 fn speed_fraction(mode: Mode, stats: &Stats) -> (u128, u128) {
     match mode {
-        Mode::Time | Mode::Words | Mode::Quote => (u128::from(stats.correct_chars), CHARS_PER_WORD),
+        Mode::Time | Mode::Words | Mode::Quote => {
+            (u128::from(stats.correct_chars), u128::from(CHARS_PER_WORD))
+        }
         Mode::Zh => (zh_scored_chars(stats), 1),
     }
 }
@@ -89,14 +89,17 @@ fn zh_scored_chars(stats: &Stats) -> u128 {
 /// Net words per minute: (correct characters / 5) / minutes.
 pub fn net_wpm(stats: &Stats) -> f64 {
     per_minute(
-        f64::from(stats.correct_chars) / CHARS_PER_WORD as f64,
+        f64::from(stats.correct_chars) / f64::from(CHARS_PER_WORD),
         stats,
     )
 }
 
 /// Raw words per minute: every typed character, right or wrong, fixed or not.
 pub fn raw_wpm(stats: &Stats) -> f64 {
-    per_minute(f64::from(stats.keystrokes) / CHARS_PER_WORD as f64, stats)
+    per_minute(
+        f64::from(stats.keystrokes) / f64::from(CHARS_PER_WORD),
+        stats,
+    )
 }
 
 /// 速度 in 字/分: max(字数 − 5 × 错字, 0) per minute.
@@ -109,6 +112,26 @@ pub fn zi_per_minute(stats: &Stats) -> f64 {
 /// per minute: the `zh` mode's raw speed.
 pub fn committed_per_minute(stats: &Stats) -> f64 {
     per_minute(f64::from(stats.keystrokes), stats)
+}
+
+impl Mode {
+    /// The speed the mode is scored in, in [`Mode::speed_unit`]: net WPM, or 速度 (字/分,
+    /// with 错一罚五). The leaderboard value is this × 100, rounded ([`value`]).
+    pub fn speed(self, stats: &Stats) -> f64 {
+        match self.language() {
+            Language::English => net_wpm(stats),
+            Language::Chinese => zi_per_minute(stats),
+        }
+    }
+
+    /// The raw speed, in [`Mode::speed_unit`]: every character typed, right or wrong,
+    /// kept or deleted, without the net speed's deductions (raw WPM; 字/分 before 错一罚五).
+    pub fn raw_speed(self, stats: &Stats) -> f64 {
+        match self.language() {
+            Language::English => raw_wpm(stats),
+            Language::Chinese => committed_per_minute(stats),
+        }
+    }
 }
 
 /// Correct keystrokes / all keystrokes, in `0.0..=1.0`. Before the first keystroke
@@ -404,6 +427,36 @@ mod tests {
         assert_eq!(committed_per_minute(&s), 680.0);
         assert_eq!(zi_per_minute(&s), 440.0); // (320 − 100) 字 / 0.5 min
         assert_eq!(accuracy(&stats(0, 0, 0)), 1.0);
+    }
+
+    /// 100 right and 2 wrong in the text, 110 typed (105 right) in half a minute.
+    const HALF_MINUTE: Stats = Stats {
+        duration_ms: 30_000,
+        correct_chars: 100,
+        errors: 2,
+        keystrokes: 110,
+        correct_keystrokes: 105,
+    };
+
+    #[test]
+    fn the_speed_is_the_value_before_scaling() {
+        let stats = HALF_MINUTE;
+        // 100 characters = 20 words in half a minute; (102 − 10) 字 in half a minute.
+        assert_eq!(Mode::Words.speed(&stats), 40.0);
+        assert_eq!(Mode::Zh.speed(&stats), 184.0);
+        for mode in Mode::ALL {
+            let value = value(mode, &stats);
+            assert_eq!(value, (mode.speed(&stats) * 100.0).round() as i64, "{mode}");
+        }
+    }
+
+    #[test]
+    fn raw_speeds_count_every_character_typed() {
+        let stats = HALF_MINUTE;
+        assert_eq!(Mode::Quote.raw_speed(&stats), 44.0); // 22 words in half a minute
+        assert_eq!(Mode::Zh.raw_speed(&stats), 220.0); // 110 字, no penalty
+        assert_eq!(Mode::Time.format_speed(61.26), "61.3 WPM");
+        assert_eq!(Mode::Zh.format_speed(220.0), "220.0 字/分");
     }
 
     #[test]

@@ -11,7 +11,7 @@
 //! forgets that save, creates a new one and resends. A bare 401 from an intermediary
 //! is retried and never forgets the save.
 
-use crate::api::ApiCode;
+use crate::api::code::ApiCode;
 use serde::{Deserialize, Serialize};
 use std::borrow::Cow;
 use std::fmt;
@@ -398,6 +398,14 @@ mod tests {
         assert_eq!(Failure::http(429, None, Some("-1")).retry_after_ms(), None);
         assert_eq!(Failure::Network.retry_after_ms(), None);
         assert_eq!(Failure::Timeout.retry_after_ms(), None);
+    }
+
+    #[test]
+    fn every_api_code_is_an_error_code() {
+        for &code in ApiCode::ALL {
+            let wire = code.as_str();
+            assert!(ErrorCode::new(wire).is_some(), "{wire}");
+        }
     }
 
     #[test]

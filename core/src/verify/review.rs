@@ -16,8 +16,8 @@
 //! - [`Hold::ImeSpeed`]: keys inside IME compositions faster than
 //!   [`IME_MAX_KEYS_PER_SECOND`] over all compositions (at least [`IME_MIN_KEYS`] keys).
 
-use crate::mode::Mode;
-use crate::replay::Timing;
+use crate::game::mode::Mode;
+use crate::verify::replay::Timing;
 use std::fmt;
 use std::str::FromStr;
 

@@ -5,7 +5,7 @@
 //! name the passage (`{"corpus": "quotes", "passage": "austen-pride"}`), so adding a
 //! passage to a corpus never changes what an older game typed.
 
-use crate::mode::Mode;
+use crate::game::mode::Mode;
 use serde::{Deserialize, Serialize};
 use std::fmt;
 

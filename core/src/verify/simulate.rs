@@ -3,15 +3,15 @@
 //! compositions for `zh`): the games tests and benchmarks submit. Feature `simulate`.
 
 use crate::api::ScoreSubmission;
-use crate::corpora::Corpora;
-use crate::mode::Mode;
-use crate::prompt::Prompt;
-use crate::prompt_id::{PromptId, Seed};
-use crate::rng::SplitMix64;
-use crate::score::{self, TIME_MODE_DURATION_MS};
-use crate::texts::pick_passage;
-use crate::typing::{Edit, Session};
-use crate::week::week_of;
+use crate::api::week::week_of;
+use crate::game::corpora::Corpora;
+use crate::game::mode::Mode;
+use crate::game::prompt::Prompt;
+use crate::game::prompt_id::{PromptId, Seed};
+use crate::game::rng::SplitMix64;
+use crate::game::score::{self, TIME_MODE_DURATION_MS};
+use crate::game::texts::pick_passage;
+use crate::game::typing::{Edit, Session};
 use uuid::Uuid;
 
 /// How the page's timer refreshes.

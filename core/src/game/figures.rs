@@ -1,11 +1,11 @@
 //! The figures a finished game shows beside its speed: accuracy, raw speed,
 //! consistency and time in every mode, and for 中文 the 击键 (keys per second), 码长
 //! (keys per character) and 回改 (corrections) that 跟打 players compare. Display
-//! only: none of them decides a score (that is [`crate::score`]).
+//! only: none of them decides a score (that is [`crate::game::score`]).
 
-use crate::mode::Mode;
-use crate::score::{self, Stats};
-use crate::typing::{KeyCounts, SAMPLE_INTERVAL_MS};
+use crate::game::mode::Mode;
+use crate::game::score::{self, Stats};
+use crate::game::typing::{KeyCounts, SAMPLE_INTERVAL_MS};
 
 /// What the result screen reads, in the units named on each field.
 #[derive(Debug, Clone, Copy, PartialEq)]

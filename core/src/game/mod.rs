@@ -1,0 +1,15 @@
+//! One game, from the prompt to its score: the modes, the prompts and the corpora they
+//! are drawn from, the typing session and its input log, scoring (docs/scoring.md), and
+//! the figures a finished game shows.
+
+pub mod corpora;
+pub mod figures;
+pub mod input_log;
+pub mod lines;
+pub mod mode;
+pub mod prompt;
+pub mod prompt_id;
+pub(crate) mod rng;
+pub mod score;
+pub mod texts;
+pub mod typing;
