@@ -20,7 +20,7 @@ fn theme(theme: Theme) -> Changes {
 }
 
 async fn queue(db: &Db, changes: Changes, id: Uuid) {
-    db.update_profile_queue(|queue| ((), queue.queue(&changes, id, 1).into_iter().collect()))
+    db.update_profile_queue(|queue| ((), queue.queue(&changes, id, 1)))
         .await
         .unwrap();
 }

@@ -61,8 +61,8 @@ pub async fn adopt_save(save: SaveCreated) -> Result<usize, SyncError> {
 /// profile, so changes made on the player's other devices show here. `None` when there
 /// is no save yet or the server could not be asked; the page asks again later.
 pub async fn refresh_profile() -> Result<Option<ProfileQueue>, SyncError> {
-    let db = Db::open().await?;
-    let Some(credentials) = db.credentials().await? else {
+    // Closed before the request: no connection is held across the network.
+    let Some(credentials) = Db::open().await?.credentials().await? else {
         return Ok(None);
     };
     let Ok(save) = Http.fetch_save(&credentials).await else {
@@ -72,7 +72,8 @@ pub async fn refresh_profile() -> Result<Option<ProfileQueue>, SyncError> {
         version: save.version,
         profile: save.profile,
     };
-    let (_, queue) = db
+    let (_, queue) = Db::open()
+        .await?
         .update_profile_queue(|queue| ((), queue.confirm(confirmed)))
         .await?;
     Ok(Some(queue))

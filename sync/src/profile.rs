@@ -12,12 +12,13 @@ use keydo_core::profile::{Confirmed, Conflict};
 impl<T: Transport> Flush<'_, T> {
     /// Sends the operations in line that `kind` makes due, head first, until one waits.
     pub(crate) async fn send_profile(&mut self, kind: FlushKind) -> Result<(), SyncError> {
-        let in_line = self.db.profile_queue().await?.queued().count();
+        let in_line = self.db().await?.profile_queue().await?.in_line();
         // Each pass answers or takes out one operation, or stops.
         for _ in 0..in_line {
             // The head is picked and marked as sent in one transaction.
             let (head, _) = self
-                .db
+                .db()
+                .await?
                 .update_profile_queue(|queue| {
                     let Some(head) = queue.next_due(now_ms(), kind).cloned() else {
                         return (None, Vec::new());
@@ -45,7 +46,8 @@ impl<T: Transport> Flush<'_, T> {
                     if answer.conflicts.iter().any(Conflict::lost) {
                         self.report.profile_conflicts += 1;
                     }
-                    self.db
+                    self.db()
+                        .await?
                         .update_profile_queue(|queue| {
                             ((), queue.applied(id, confirmed, answer.conflicts))
                         })
@@ -53,7 +55,8 @@ impl<T: Transport> Flush<'_, T> {
                 }
                 Err((request, failure)) => {
                     let (disposition, _) = self
-                        .db
+                        .db()
+                        .await?
                         .update_profile_queue(|queue| {
                             match queue.failed(
                                 id,
@@ -62,7 +65,7 @@ impl<T: Transport> Flush<'_, T> {
                                 now_ms(),
                                 js_sys::Math::random(),
                             ) {
-                                Some((disposition, write)) => (Some(disposition), vec![write]),
+                                Some((disposition, writes)) => (Some(disposition), writes),
                                 None => (None, Vec::new()),
                             }
                         })
