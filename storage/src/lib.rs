@@ -11,7 +11,8 @@
 //!   and beside it the entries the API refused;
 //! - `operations`: the profile changes not yet answered, and those answered with a
 //!   conflict or refused, by their place in line (docs/profile.md); the profile the
-//!   server last confirmed is under `meta`.
+//!   server last confirmed and the line's summary are under `meta`, so a step reads
+//!   only the ends of the line.
 //!
 //! Every write is one readwrite transaction that the caller awaits to completion, so
 //! "saved" in the UI means committed; an aborted transaction is an error with its

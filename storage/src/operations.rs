@@ -5,9 +5,9 @@
 //! step and stores its writes, so two tabs queuing at once take turns and "saved"
 //! means committed.
 //!
-//! A step reads the confirmed profile, the summary and the first records of the
-//! store — the operations kept to be shown, which come first, and the first
-//! [`LOADED_IN_LINE`] queued — a page or two, however long the line.
+//! A step reads the confirmed profile, the summary, the last key and the first
+//! records of the store — the operations kept to be shown, which come first, and the
+//! first [`LOADED_IN_LINE`] queued — a page or two, however long the line.
 
 use crate::StorageError;
 use crate::db::{Db, META, OPERATIONS};
@@ -16,7 +16,7 @@ use crate::records::{from_js, to_js};
 use keydo_core::profile::{
     Confirmed, LOADED_IN_LINE, LineSummary, Profile, ProfileQueue, QueuedOperation, Write,
 };
-use rexie::{KeyRange, Transaction, TransactionMode};
+use rexie::{Direction, KeyRange, Store, Transaction, TransactionMode};
 use wasm_bindgen::JsValue;
 
 const CONFIRMED_KEY: &str = "confirmedProfile";
@@ -71,8 +71,9 @@ impl Db {
     }
 }
 
-/// Loads the ends of the line; `true` when its summary was missing (a line stored by
-/// an earlier release) and was made from the whole line, once, to be stored.
+/// Loads the ends of the line; `true` when its summary had to be made from the whole
+/// line, to be stored: a line stored by an earlier release, which kept none, or
+/// changed by a tab of one since.
 async fn load(tx: &Transaction) -> Result<(ProfileQueue, bool), StorageError> {
     let meta = tx.store(META)?;
     let confirmed = get(&meta, CONFIRMED_KEY)
@@ -82,16 +83,30 @@ async fn load(tx: &Transaction) -> Result<(ProfileQueue, bool), StorageError> {
             profile: Profile::named(""),
         });
     let operations = tx.store(OPERATIONS)?;
-    let Some(summary) = get::<LineSummary>(&meta, SUMMARY_KEY).await? else {
-        let whole: Vec<QueuedOperation> = operations
-            .get_all(None, None)
+    if let Some(summary) = get::<LineSummary>(&meta, SUMMARY_KEY).await? {
+        let held = head_of_line(&operations).await?;
+        let last_seq = operations
+            .scan(None, Some(1), None, Some(Direction::Prev))
             .await?
-            .into_iter()
-            .map(from_js)
-            .collect::<Result<_, _>>()?;
-        return Ok((ProfileQueue::new(confirmed, whole), true));
-    };
-    // Kept operations first, then the line: read pages until its first are in.
+            .first()
+            .and_then(|(key, _)| key.as_f64())
+            .map(|seq| seq as u64);
+        if summary.holds_for(&held, last_seq) {
+            return Ok((ProfileQueue::loaded(confirmed, held, summary), false));
+        }
+    }
+    let whole: Vec<QueuedOperation> = operations
+        .get_all(None, None)
+        .await?
+        .into_iter()
+        .map(from_js)
+        .collect::<Result<_, _>>()?;
+    Ok((ProfileQueue::new(confirmed, whole), true))
+}
+
+/// The kept operations, which come first, and the first [`LOADED_IN_LINE`] queued:
+/// pages of [`PAGE`] records until those are in.
+async fn head_of_line(operations: &Store) -> Result<Vec<QueuedOperation>, StorageError> {
     let mut held: Vec<QueuedOperation> = Vec::new();
     loop {
         let after = held
@@ -105,8 +120,7 @@ async fn load(tx: &Transaction) -> Result<(ProfileQueue, bool), StorageError> {
             held.push(from_js(value)?);
         }
         if !full || held.iter().filter(|op| op.is_queued()).count() >= LOADED_IN_LINE {
-            break;
+            return Ok(held);
         }
     }
-    Ok((ProfileQueue::loaded(confirmed, held, summary), false))
 }

@@ -219,19 +219,19 @@ impl<T: Transport> Flush<'_, T> {
                     player_id: save.player_id,
                     token: save.token,
                 };
-                self.db().await?.set_credentials(&created).await?;
                 let confirmed = Confirmed {
                     version: save.version,
                     profile: save.profile,
                 };
-                self.db()
-                    .await?
-                    .update_profile_queue(|queue| ((), queue.adopt(confirmed)))
+                // One connection for these steps: no network call between them.
+                let db = self.db().await?;
+                db.set_credentials(&created).await?;
+                db.update_profile_queue(|queue| ((), queue.adopt(confirmed)))
                     .await?;
                 // A new save holds nothing yet and this flush sends what is pending;
                 // after a renewal the flush re-queues the delivered bests too. So the
                 // next daily heal is due a day from now.
-                self.db().await?.set_healed_at(now_ms()).await?;
+                db.set_healed_at(now_ms()).await?;
                 self.credentials = Some(created);
                 Ok(Ok(created))
             }

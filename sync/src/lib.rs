@@ -3,10 +3,10 @@
 //!
 //! Shared by the page (foreground flushes) and the service worker (Background
 //! Sync). Data flows one way: [`flush_outbox`] reads the outbox from storage,
-//! closes that transaction, sends each due entry through a [`Transport`] ([`Http`]
-//! in the browser), then opens a new transaction to delete what the server
-//! acknowledged — only if it is still the entry that was sent — or to record the
-//! failure. Once a day, and after the server forgot the save, it first re-queues the
+//! closes that transaction and its connection, sends each due entry through a
+//! [`Transport`] ([`Http`] in the browser), then opens a new connection to delete
+//! what the server acknowledged — only if it is still the entry that was sent — or
+//! to record the failure. Once a day, and after the server forgot the save, it first re-queues the
 //! bests the server lacks. [`lock`] makes it one flush at a time across
 //! tabs and the worker.
 

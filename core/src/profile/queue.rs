@@ -144,6 +144,16 @@ impl LineSummary {
         summary
     }
 
+    /// Whether this summary holds for a store whose head reads `held` (the kept
+    /// operations and the first queued ones) and whose last place is `last_seq`. It
+    /// does not when a tab of an earlier release, which keeps no summary, changed the
+    /// line: the caller then makes it again from the whole line.
+    pub fn holds_for(&self, held: &[QueuedOperation], last_seq: Option<u64>) -> bool {
+        let queued = held.iter().filter(|op| op.is_queued()).count();
+        queued.min(LOADED_IN_LINE) == self.in_line.min(LOADED_IN_LINE)
+            && last_seq.is_none_or(|last| last <= self.last_seq)
+    }
+
     fn joined(&mut self, operation: &QueuedOperation) {
         self.in_line += 1;
         self.last_seq = self.last_seq.max(operation.seq);

@@ -650,3 +650,23 @@ fn a_step_holds_the_ends_of_a_long_line_and_its_summary_the_rest() {
     assert_eq!(device.local(), server.record.profile);
     assert_eq!(device.queue.summary().last_seq, 41, "places are not reused");
 }
+
+#[test]
+fn a_summary_left_behind_by_an_earlier_release_is_told_apart() {
+    let server = Server::new();
+    let mut device = Device::new(&server, 0xD00);
+    device.change(name("Bo"), T0).unwrap();
+    device.change(FieldValue::Sound(true), T0 + 1).unwrap();
+    device.change(name("Cy"), T0 + 2).unwrap();
+    let held: Vec<QueuedOperation> = device.stored_ops.values().cloned().collect();
+    let summary = device.stored_summary.clone();
+    assert!(summary.holds_for(&held[..2], Some(3)));
+    assert!(
+        summary.holds_for(&held, Some(3)),
+        "a page may hold more of the line"
+    );
+    // An earlier release queued a fourth change without a summary...
+    assert!(!summary.holds_for(&held[..2], Some(4)));
+    // ...or answered the head and the one after it.
+    assert!(!summary.holds_for(&held[2..], Some(3)));
+}
