@@ -1,17 +1,30 @@
-//! The connection: opening `keydo` (creating its stores), closing it whenever the
-//! handle is dropped or another context upgrades the schema, and transactions that
-//! report why they failed.
+//! The connection: opening `keydo` through rexie (creating its stores), giving up on
+//! an open that another tab holds up, closing on drop, and transactions that report
+//! why they failed (docs/sync.md, "Storage").
 
 use crate::StorageError;
 use futures::future::{Either, select};
-use idb::{DatabaseEvent, Factory, ObjectStore, ObjectStoreParams, TransactionMode};
-use wasm_bindgen::JsCast;
-use web_sys::{IdbDatabase, IdbTransaction};
+use gloo_timers::future::sleep;
+use js_sys::Reflect;
+use rexie::{ObjectStore, Rexie, Transaction, TransactionMode};
+use std::time::Duration;
+use wasm_bindgen::{JsCast, JsValue};
+use wasm_bindgen_futures::JsFuture;
 
 /// The database name the app and its tests look for.
 pub const DATABASE: &str = "keydo";
 /// The schema's version: 2 added `operations`.
 pub const SCHEMA_VERSION: u32 = 2;
+/// How long an open may wait before it counts as blocked by a tab of an older release.
+///
+/// An open that nothing holds up takes milliseconds; one held up by a tab of this
+/// release waits for at most one operation there (every connection is short-lived),
+/// tens of milliseconds. Three seconds leaves a slow disk two orders of magnitude and
+/// still tells the player soon why their game is not saved yet.
+pub const OPEN_WAIT: Duration = Duration::from_secs(3);
+/// Free space below which an abort without a reason is put down to the quota: the
+/// largest transaction writes a few kilobytes (a game with its replay).
+const QUOTA_HEADROOM_BYTES: f64 = 1024.0 * 1024.0;
 
 pub(crate) const META: &str = "meta";
 pub(crate) const HISTORY: &str = "history";
@@ -20,16 +33,21 @@ pub(crate) const OUTBOX: &str = "outbox";
 pub(crate) const OPERATIONS: &str = "operations";
 const STORES: [&str; 5] = [META, HISTORY, BESTS, OUTBOX, OPERATIONS];
 
-/// An open `keydo` database. Dropping it closes the connection, so no path, early
-/// returns and errors included, leaves one open to hold up a later schema upgrade.
+/// An open `keydo` database, for one operation or a few in a row, never across a
+/// network call: a tab of a newer release upgrading the schema waits for it to be
+/// dropped. Dropping it closes the connection, so no path, early returns and errors
+/// included, leaves one open.
 pub struct Db {
-    database: idb::Database,
+    /// `Some` from the open until the drop, which takes it to close it.
+    connection: Option<Rexie>,
 }
 
 impl Drop for Db {
     fn drop(&mut self) {
-        // Closes once the transactions already started have finished.
-        self.database.close();
+        if let Some(connection) = self.connection.take() {
+            // Closes once the transactions already started have finished.
+            connection.close();
+        }
     }
 }
 
@@ -39,85 +57,92 @@ impl Db {
         Db::open_named(DATABASE).await
     }
 
-    /// Opens a database of this schema under another name (tests use their own).
-    ///
-    /// Fails with [`StorageError::Blocked`] rather than wait when another connection
-    /// holds an older version open and does not close (a tab of an older release);
-    /// the open then completes in the background and closes at once.
+    /// Opens a database of this schema under another name (tests use their own),
+    /// waiting at most [`OPEN_WAIT`].
     pub async fn open_named(name: &str) -> Result<Db, StorageError> {
-        let mut request = Factory::new()?.open(name, Some(SCHEMA_VERSION))?;
-        request.on_upgrade_needed(|event| {
-            // Creating a store only fails outside an upgrade, which this is.
-            if let Ok(database) = event.database() {
-                let existing = database.store_names();
-                for store in STORES.iter().filter(|s| !existing.iter().any(|e| e == *s)) {
-                    let _ = database.create_object_store(store, ObjectStoreParams::new());
-                }
-            }
-        });
-        let (blocked, on_blocked) = futures::channel::oneshot::channel();
-        request.on_blocked(move |_| {
-            let _ = blocked.send(());
-        });
-        let opening = request.into_future();
-        let mut database = match select(opening, on_blocked).await {
-            Either::Left((opened, _)) => opened?,
-            Either::Right((Ok(()), opening)) => {
+        Db::open_named_within(name, OPEN_WAIT).await
+    }
+
+    /// Opens a database of this schema under `name`, or fails with
+    /// [`StorageError::Blocked`] once `wait` has passed: another connection holds an
+    /// older version open and does not close (a tab of an older release). The open
+    /// then completes in the background, whenever that tab goes, and closes at once.
+    pub async fn open_named_within(name: &str, wait: Duration) -> Result<Db, StorageError> {
+        let building = STORES
+            .iter()
+            .fold(
+                Rexie::builder(name).version(SCHEMA_VERSION),
+                |builder, store| builder.add_object_store(ObjectStore::new(store)),
+            )
+            .build();
+        match select(Box::pin(building), Box::pin(sleep(wait))).await {
+            Either::Left((opened, _)) => Ok(Db {
+                connection: Some(opened.map_err(StorageError::opening)?),
+            }),
+            Either::Right(((), building)) => {
+                // Dropping the request would leave its connection open for good.
                 wasm_bindgen_futures::spawn_local(async move {
-                    if let Ok(late) = opening.await {
+                    if let Ok(late) = building.await {
                         late.close();
                     }
                 });
-                return Err(StorageError::Blocked);
+                Err(StorageError::Blocked)
             }
-            // The request settled and dropped its blocked handler: it is done.
-            Either::Right((Err(_), opening)) => opening.await?,
-        };
-        database.on_version_change(|event| {
-            // Another context wants to upgrade the schema: let it.
-            if let Some(database) = event
-                .target()
-                .and_then(|target| target.dyn_into::<IdbDatabase>().ok())
-            {
-                database.close();
-            }
-        });
-        Ok(Db { database })
+        }
     }
 
-    /// Starts a transaction over `stores`.
-    pub(crate) fn transaction(
+    /// The database's name.
+    pub fn name(&self) -> String {
+        self.connection().name()
+    }
+
+    fn connection(&self) -> &Rexie {
+        self.connection
+            .as_ref()
+            .expect("a Db holds its connection until dropped")
+    }
+
+    /// Runs `body` in one transaction over `stores` and resolves once it has
+    /// committed. An abort is an error with its reason: the failed request's, or,
+    /// when the browser gives none, a full quota if `navigator.storage.estimate()`
+    /// says so.
+    pub(crate) async fn transact<T>(
         &self,
         stores: &[&str],
         mode: TransactionMode,
-    ) -> Result<Transaction, StorageError> {
-        let transaction = self.database.transaction(stores, mode)?;
-        Ok(Transaction {
-            raw: transaction.into(),
-        })
-    }
-}
-
-/// A transaction that, when awaited, says whether it committed and if not, why.
-pub(crate) struct Transaction {
-    raw: IdbTransaction,
-}
-
-impl Transaction {
-    pub(crate) fn store(&self, name: &str) -> Result<ObjectStore, StorageError> {
-        Ok(idb::Transaction::from(self.raw.clone()).object_store(name)?)
-    }
-
-    /// Waits until the transaction has committed; an abort (a full quota, say) is an
-    /// error with its reason.
-    pub(crate) async fn done(self) -> Result<(), StorageError> {
-        let result = idb::Transaction::from(self.raw.clone()).await?;
-        if result.is_committed() {
-            return Ok(());
+        body: impl AsyncFnOnce(&Transaction) -> Result<T, StorageError>,
+    ) -> Result<T, StorageError> {
+        let transaction = self.connection().transaction(stores, mode)?;
+        let outcome = body(&transaction).await;
+        // Awaited on failure too: whether the transaction aborted tells the reason. A
+        // failed request's `error` event reaches the transaction as well, so `done`
+        // may fail instead of reporting the abort.
+        let finished = transaction.done().await;
+        let committed = matches!(finished, Ok(result) if result.is_committed());
+        match (outcome, finished) {
+            (Ok(value), _) if committed => Ok(value),
+            (Ok(_) | Err(StorageError::Database(_)), _) if !committed && quota_used_up().await => {
+                Err(StorageError::QuotaExceeded)
+            }
+            (Ok(_), Ok(_)) => Err(StorageError::Database("the transaction was aborted".into())),
+            (Ok(_), Err(error)) => Err(error.into()),
+            (Err(error), _) => Err(error),
         }
-        Err(match self.raw.error() {
-            Some(dom) => StorageError::from_dom(&dom.name(), &dom.message()),
-            None => StorageError::Database("the transaction was aborted".into()),
-        })
     }
+}
+
+/// Whether this site's storage is used up but for [`QUOTA_HEADROOM_BYTES`], as
+/// `navigator.storage.estimate()` tells (in a page or a worker alike); `false` when
+/// it cannot tell.
+async fn quota_used_up() -> bool {
+    let estimate = async {
+        let navigator = Reflect::get(&js_sys::global(), &"navigator".into())?;
+        let storage = Reflect::get(&navigator, &"storage".into())?;
+        let estimate: js_sys::Function = Reflect::get(&storage, &"estimate".into())?.dyn_into()?;
+        let promise: js_sys::Promise = estimate.call0(&storage)?.dyn_into()?;
+        let estimate = JsFuture::from(promise).await?;
+        let number = |field: &str| Reflect::get(&estimate, &field.into()).map(|v| v.as_f64());
+        Ok::<_, JsValue>(number("quota")?.zip(number("usage")?))
+    };
+    matches!(estimate.await, Ok(Some((quota, usage))) if quota - usage < QUOTA_HEADROOM_BYTES)
 }

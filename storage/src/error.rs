@@ -14,7 +14,8 @@ pub enum StorageError {
     Unavailable(String),
     /// The browser refused to store more: this site's storage quota is used up.
     QuotaExceeded,
-    /// Opening the database waits on another tab that holds an older version open.
+    /// Opening the database waited past [`crate::OPEN_WAIT`] on another tab that
+    /// holds an older version open (and lets no upgrade through).
     Blocked,
     /// The database failed or aborted the operation for another reason (named).
     Database(String),
@@ -45,9 +46,9 @@ impl fmt::Display for StorageError {
             StorageError::QuotaExceeded => {
                 f.write_str("the browser's storage for this site is full")
             }
-            StorageError::Blocked => f.write_str(
-                "the browser's database is held by another KeyDo tab; close it or reload",
-            ),
+            StorageError::Blocked => {
+                f.write_str("another KeyDo tab of an older version is open; close it")
+            }
             StorageError::Database(e) => write!(f, "the browser's database failed: {e}"),
             StorageError::Record(e) => write!(f, "a stored record could not be read: {e}"),
         }
@@ -56,16 +57,47 @@ impl fmt::Display for StorageError {
 
 impl std::error::Error for StorageError {}
 
-impl From<idb::Error> for StorageError {
-    fn from(e: idb::Error) -> Self {
-        match e {
-            idb::Error::DomException(dom) => StorageError::from_dom(&dom.name(), &dom.message()),
-            idb::Error::IndexedDbNotFound(_) | idb::Error::IndexedDbOpenFailed(_) => {
-                StorageError::Unavailable(e.to_string())
-            }
-            other => StorageError::Database(other.to_string()),
+impl StorageError {
+    /// An open that failed: an error without a `DOMException` means IndexedDB itself
+    /// is missing or refused.
+    pub(crate) fn opening(e: rexie::Error) -> StorageError {
+        match StorageError::from(e) {
+            StorageError::Database(text) => StorageError::Unavailable(text),
+            other => other,
         }
     }
+}
+
+impl From<rexie::Error> for StorageError {
+    fn from(e: rexie::Error) -> Self {
+        // rexie hands the browser's error over as text only, a `DOMException` in it as
+        // "…: QuotaExceededError: <message>"; its own text for idb's errors is bare.
+        let text = match &e {
+            rexie::Error::IdbError(inner) => inner.to_string(),
+            other => other.to_string(),
+        };
+        match dom_exception(&text) {
+            Some((name, message)) => StorageError::from_dom(name, message),
+            None => StorageError::Database(text),
+        }
+    }
+}
+
+/// The name and message of the `DOMException` a rexie error's text carries.
+fn dom_exception(text: &str) -> Option<(&str, &str)> {
+    let is_name = |part: &str| {
+        part.ends_with("Error")
+            && part.starts_with(|c: char| c.is_ascii_uppercase())
+            && part.chars().all(|c| c.is_ascii_alphanumeric())
+    };
+    let mut rest = text;
+    while let Some((part, after)) = rest.split_once(": ") {
+        if is_name(part) {
+            return Some((part, after));
+        }
+        rest = after;
+    }
+    is_name(rest).then_some((rest, ""))
 }
 
 impl From<serde_wasm_bindgen::Error> for StorageError {
@@ -98,5 +130,19 @@ mod tests {
             assert!(transient.is_transient(), "{transient}");
         }
         assert!(!StorageError::Record("bad".into()).is_transient());
+    }
+
+    #[test]
+    fn the_dom_exception_is_read_from_the_text_rexie_gives() {
+        assert_eq!(
+            dom_exception("DOM exception: QuotaExceededError: the quota: it is full"),
+            Some(("QuotaExceededError", "the quota: it is full"))
+        );
+        assert_eq!(
+            dom_exception("failed to update a value: DataCloneError"),
+            Some(("DataCloneError", ""))
+        );
+        assert_eq!(dom_exception("DOM exception not found"), None);
+        assert_eq!(dom_exception("failed to get all values: undefined"), None);
     }
 }

@@ -1,6 +1,6 @@
-//! KeyDo's browser database: IndexedDB `keydo`, through `idb` (docs/sync.md, "Storage").
+//! KeyDo's browser database: IndexedDB `keydo`, through rexie (docs/sync.md, "Storage").
 //!
-//! One database shared by the page and the service worker (`idb` reaches IndexedDB
+//! One database shared by the page and the service worker (rexie reaches IndexedDB
 //! through the global scope, so both can open it). Stores:
 //! - `meta`: the local profile, the server save and the `Idempotency-Key` of a save
 //!   being created, the last restore heal and the delivered bests; kept apart from
@@ -11,12 +11,17 @@
 //!   and beside it the entries the API refused;
 //! - `operations`: the profile changes not yet answered, and those answered with a
 //!   conflict or refused, by their place in line (docs/profile.md); the profile the
-//!   server last confirmed is under `meta`.
+//!   server last confirmed and the line's summary are under `meta`, so a step reads
+//!   only the ends of the line.
 //!
 //! Every write is one readwrite transaction that the caller awaits to completion, so
 //! "saved" in the UI means committed; an aborted transaction is an error with its
-//! reason ([`StorageError`]). No transaction spans a network call. A [`Db`] closes
-//! itself when dropped and whenever another context upgrades the schema.
+//! reason ([`StorageError`]). No transaction spans a network call, and no connection
+//! either: a [`Db`] is opened for an operation (or a few in a row) and closes itself
+//! when dropped, so a newer release's schema upgrade in another tab waits at most
+//! for one operation. An open held up longer than [`OPEN_WAIT`] (by a tab of an
+//! older release) fails as [`StorageError::Blocked`], and its connection, when it
+//! comes, is closed at once.
 
 mod db;
 mod error;
@@ -25,7 +30,7 @@ mod operations;
 mod outbox;
 mod records;
 
-pub use db::{DATABASE, Db, SCHEMA_VERSION};
+pub use db::{DATABASE, Db, OPEN_WAIT, SCHEMA_VERSION};
 pub use error::StorageError;
 pub use meta::HeldResult;
 pub use records::{Credentials, Profile, Recorded, SaveStart};

@@ -6,10 +6,10 @@
 use crate::StorageError;
 use crate::db::{Db, META};
 use crate::records::{Credentials, HealedAt, Profile, SaveRequest, SaveStart, from_js, to_js};
-use idb::{ObjectStore, TransactionMode};
 use keydo_core::Mode;
 use keydo_core::sync::heal::{Board, Delivered};
 use keydo_core::sync::outbox::{OutboxEntry, SyncState};
+use rexie::{Store, TransactionMode};
 use serde::Serialize;
 use serde::de::DeserializeOwned;
 use uuid::Uuid;
@@ -42,152 +42,163 @@ fn delivered_key(board: Board, mode: Mode) -> String {
 impl Db {
     /// The local profile; created (with `now_ms`) on first call.
     pub async fn profile(&self, now_ms: u64) -> Result<Profile, StorageError> {
-        let tx = self.transaction(&[META], TransactionMode::ReadWrite)?;
-        let meta = tx.store(META)?;
-        let profile = match get(&meta, PROFILE_KEY).await? {
-            Some(stored) => stored,
-            None => {
-                let profile = Profile {
-                    id: Uuid::new_v4(),
-                    created_at: now_ms,
-                };
-                put(&meta, PROFILE_KEY, &profile).await?;
-                profile
-            }
-        };
-        tx.done().await?;
-        Ok(profile)
+        self.transact(&[META], TransactionMode::ReadWrite, async |tx| {
+            let meta = tx.store(META)?;
+            let profile = match get(&meta, PROFILE_KEY).await? {
+                Some(stored) => stored,
+                None => {
+                    let profile = Profile {
+                        id: Uuid::new_v4(),
+                        created_at: now_ms,
+                    };
+                    put(&meta, PROFILE_KEY, &profile).await?;
+                    profile
+                }
+            };
+            Ok(profile)
+        })
+        .await
     }
 
     /// The server save's credentials, if one was created.
     pub async fn credentials(&self) -> Result<Option<Credentials>, StorageError> {
-        let tx = self.transaction(&[META], TransactionMode::ReadOnly)?;
-        let save = get(&tx.store(META)?, SAVE_KEY).await?;
-        tx.done().await?;
-        Ok(save)
+        self.transact(&[META], TransactionMode::ReadOnly, async |tx| {
+            let save = get(&tx.store(META)?, SAVE_KEY).await?;
+            Ok(save)
+        })
+        .await
     }
 
     /// Before `POST /api/saves`: the save if another context stored one meanwhile,
     /// else the `Idempotency-Key` for it, made and stored now if there is none yet, so
     /// every attempt and every context sends the same key until the save is stored.
     pub async fn begin_save(&self) -> Result<SaveStart, StorageError> {
-        let tx = self.transaction(&[META], TransactionMode::ReadWrite)?;
-        let meta = tx.store(META)?;
-        let start = if let Some(credentials) = get(&meta, SAVE_KEY).await? {
-            SaveStart::Existing(credentials)
-        } else if let Some(request) = get::<SaveRequest>(&meta, SAVE_REQUEST_KEY).await? {
-            SaveStart::Create {
-                idempotency_key: request.idempotency_key,
-            }
-        } else {
-            let idempotency_key = Uuid::new_v4();
-            put(&meta, SAVE_REQUEST_KEY, &SaveRequest { idempotency_key }).await?;
-            SaveStart::Create { idempotency_key }
-        };
-        tx.done().await?;
-        Ok(start)
+        self.transact(&[META], TransactionMode::ReadWrite, async |tx| {
+            let meta = tx.store(META)?;
+            let start = if let Some(credentials) = get(&meta, SAVE_KEY).await? {
+                SaveStart::Existing(credentials)
+            } else if let Some(request) = get::<SaveRequest>(&meta, SAVE_REQUEST_KEY).await? {
+                SaveStart::Create {
+                    idempotency_key: request.idempotency_key,
+                }
+            } else {
+                let idempotency_key = Uuid::new_v4();
+                put(&meta, SAVE_REQUEST_KEY, &SaveRequest { idempotency_key }).await?;
+                SaveStart::Create { idempotency_key }
+            };
+            Ok(start)
+        })
+        .await
     }
 
     /// Keeps the credentials of the save the server created; its `Idempotency-Key`
     /// has served and is dropped, so a later renewal makes a new one.
     pub async fn set_credentials(&self, credentials: &Credentials) -> Result<(), StorageError> {
-        let tx = self.transaction(&[META], TransactionMode::ReadWrite)?;
-        let meta = tx.store(META)?;
-        put(&meta, SAVE_KEY, credentials).await?;
-        meta.delete(JsValue::from(SAVE_REQUEST_KEY))?.await?;
-        tx.done().await?;
-        Ok(())
+        self.transact(&[META], TransactionMode::ReadWrite, async |tx| {
+            let meta = tx.store(META)?;
+            put(&meta, SAVE_KEY, credentials).await?;
+            meta.delete(JsValue::from(SAVE_REQUEST_KEY)).await?;
+            Ok(())
+        })
+        .await
     }
 
     /// Drops the pending `Idempotency-Key` (the API refused it), so the next attempt
     /// makes a new one.
     pub async fn drop_save_request(&self) -> Result<(), StorageError> {
-        let tx = self.transaction(&[META], TransactionMode::ReadWrite)?;
-        tx.store(META)?
-            .delete(JsValue::from(SAVE_REQUEST_KEY))?
-            .await?;
-        tx.done().await?;
-        Ok(())
+        self.transact(&[META], TransactionMode::ReadWrite, async |tx| {
+            tx.store(META)?
+                .delete(JsValue::from(SAVE_REQUEST_KEY))
+                .await?;
+            Ok(())
+        })
+        .await
     }
 
     /// Forgets a save the server no longer knows (its own `UNAUTHORIZED`), unless
     /// another context already replaced it. Returns whether it was forgotten.
     pub async fn forget_credentials(&self, unknown: &Credentials) -> Result<bool, StorageError> {
-        let tx = self.transaction(&[META], TransactionMode::ReadWrite)?;
-        let meta = tx.store(META)?;
-        let still_stored = get::<Credentials>(&meta, SAVE_KEY).await? == Some(*unknown);
-        if still_stored {
-            meta.delete(JsValue::from(SAVE_KEY))?.await?;
-        }
-        tx.done().await?;
-        Ok(still_stored)
+        self.transact(&[META], TransactionMode::ReadWrite, async |tx| {
+            let meta = tx.store(META)?;
+            let still_stored = get::<Credentials>(&meta, SAVE_KEY).await? == Some(*unknown);
+            if still_stored {
+                meta.delete(JsValue::from(SAVE_KEY)).await?;
+            }
+            Ok(still_stored)
+        })
+        .await
     }
 
     /// When the client last compared its delivered bests with the server's.
     pub async fn healed_at(&self) -> Result<Option<u64>, StorageError> {
-        let tx = self.transaction(&[META], TransactionMode::ReadOnly)?;
-        let healed = get::<HealedAt>(&tx.store(META)?, HEALED_KEY).await?;
-        tx.done().await?;
-        Ok(healed.map(|h| h.at))
+        self.transact(&[META], TransactionMode::ReadOnly, async |tx| {
+            let healed = get::<HealedAt>(&tx.store(META)?, HEALED_KEY).await?;
+            Ok(healed.map(|h| h.at))
+        })
+        .await
     }
 
     pub async fn set_healed_at(&self, now_ms: u64) -> Result<(), StorageError> {
-        let tx = self.transaction(&[META], TransactionMode::ReadWrite)?;
-        put(&tx.store(META)?, HEALED_KEY, &HealedAt { at: now_ms }).await?;
-        tx.done().await?;
-        Ok(())
+        self.transact(&[META], TransactionMode::ReadWrite, async |tx| {
+            put(&tx.store(META)?, HEALED_KEY, &HealedAt { at: now_ms }).await?;
+            Ok(())
+        })
+        .await
     }
 
     /// Notes that the server holds `entry` for review; the newest [`HELD_KEPT`] stay.
     pub async fn note_held(&self, entry: &OutboxEntry) -> Result<(), StorageError> {
-        let tx = self.transaction(&[META], TransactionMode::ReadWrite)?;
-        let meta = tx.store(META)?;
-        let mut held: Vec<HeldResult> = get(&meta, HELD_KEY).await?.unwrap_or_default();
-        held.retain(|kept| kept.score_id != entry.score_id);
-        held.insert(
-            0,
-            HeldResult {
-                score_id: entry.score_id,
-                mode: entry.mode,
-                value: entry.value,
-                played_at: entry.played_at,
-            },
-        );
-        held.truncate(HELD_KEPT);
-        put(&meta, HELD_KEY, &held).await?;
-        tx.done().await?;
-        Ok(())
+        self.transact(&[META], TransactionMode::ReadWrite, async |tx| {
+            let meta = tx.store(META)?;
+            let mut held: Vec<HeldResult> = get(&meta, HELD_KEY).await?.unwrap_or_default();
+            held.retain(|kept| kept.score_id != entry.score_id);
+            held.insert(
+                0,
+                HeldResult {
+                    score_id: entry.score_id,
+                    mode: entry.mode,
+                    value: entry.value,
+                    played_at: entry.played_at,
+                },
+            );
+            held.truncate(HELD_KEPT);
+            put(&meta, HELD_KEY, &held).await?;
+            Ok(())
+        })
+        .await
     }
 
     /// The results the server holds for review, newest first.
     pub async fn held(&self) -> Result<Vec<HeldResult>, StorageError> {
-        let tx = self.transaction(&[META], TransactionMode::ReadOnly)?;
-        let held = get(&tx.store(META)?, HELD_KEY).await?.unwrap_or_default();
-        tx.done().await?;
-        Ok(held)
+        self.transact(&[META], TransactionMode::ReadOnly, async |tx| {
+            let held = get(&tx.store(META)?, HELD_KEY).await?.unwrap_or_default();
+            Ok(held)
+        })
+        .await
     }
 
     /// The best results the server has acknowledged, per mode, all time and latest week.
     pub async fn delivered(&self) -> Result<Delivered, StorageError> {
-        let tx = self.transaction(&[META], TransactionMode::ReadOnly)?;
-        let meta = tx.store(META)?;
-        let mut delivered = Delivered::default();
-        for mode in Mode::ALL {
-            if let Some(best) = get(&meta, &delivered_key(Board::Alltime, mode)).await? {
-                delivered.alltime.push(best);
+        self.transact(&[META], TransactionMode::ReadOnly, async |tx| {
+            let meta = tx.store(META)?;
+            let mut delivered = Delivered::default();
+            for mode in Mode::ALL {
+                if let Some(best) = get(&meta, &delivered_key(Board::Alltime, mode)).await? {
+                    delivered.alltime.push(best);
+                }
+                if let Some(best) = get(&meta, &delivered_key(Board::Weekly, mode)).await? {
+                    delivered.weekly.push(best);
+                }
             }
-            if let Some(best) = get(&meta, &delivered_key(Board::Weekly, mode)).await? {
-                delivered.weekly.push(best);
-            }
-        }
-        tx.done().await?;
-        Ok(delivered)
+            Ok(delivered)
+        })
+        .await
     }
 }
 
 /// Keeps `acked` as a delivered best where it improves one.
 pub(crate) async fn record_delivered(
-    meta: &ObjectStore,
+    meta: &Store,
     acked: &OutboxEntry,
 ) -> Result<(), StorageError> {
     let acked = OutboxEntry {
@@ -206,16 +217,13 @@ pub(crate) async fn record_delivered(
 
 /// Stops keeping `score_id` as a delivered best: the API now refuses it and the
 /// player discarded it, so healing must not send it again.
-pub(crate) async fn forget_delivered(
-    meta: &ObjectStore,
-    score_id: Uuid,
-) -> Result<(), StorageError> {
+pub(crate) async fn forget_delivered(meta: &Store, score_id: Uuid) -> Result<(), StorageError> {
     for board in Board::ALL {
         for mode in Mode::ALL {
             let key = delivered_key(board, mode);
             let kept: Option<OutboxEntry> = get(meta, &key).await?;
             if kept.is_some_and(|kept| kept.score_id == score_id) {
-                meta.delete(JsValue::from(key))?.await?;
+                meta.delete(JsValue::from(key)).await?;
             }
         }
     }
@@ -223,20 +231,17 @@ pub(crate) async fn forget_delivered(
 }
 
 pub(crate) async fn get<T: DeserializeOwned>(
-    meta: &ObjectStore,
+    meta: &Store,
     key: &str,
 ) -> Result<Option<T>, StorageError> {
-    meta.get(JsValue::from(key))?
-        .await?
-        .map(from_js)
-        .transpose()
+    meta.get(JsValue::from(key)).await?.map(from_js).transpose()
 }
 
 pub(crate) async fn put<T: Serialize>(
-    meta: &ObjectStore,
+    meta: &Store,
     key: &str,
     value: &T,
 ) -> Result<(), StorageError> {
-    meta.put(&to_js(value)?, Some(&JsValue::from(key)))?.await?;
+    meta.put(&to_js(value)?, Some(&JsValue::from(key))).await?;
     Ok(())
 }

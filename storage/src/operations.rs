@@ -1,27 +1,37 @@
-//! The operation outbox (docs/profile.md): the profile the server last confirmed
-//! (under `meta`) and the device's profile operations (store `operations`, by their
-//! place in line). Every step of `core`'s [`ProfileQueue`] runs inside one readwrite
-//! transaction that loads the queue, applies the step and stores its writes, so two
-//! tabs queuing at once take turns and "saved" means committed.
+//! The operation outbox (docs/profile.md): the profile the server last confirmed and
+//! the line's summary (under `meta`), and the device's profile operations (store
+//! `operations`, by their place in line). Every step of `core`'s [`ProfileQueue`]
+//! runs inside one readwrite transaction that loads the ends of the line, applies the
+//! step and stores its writes, so two tabs queuing at once take turns and "saved"
+//! means committed.
+//!
+//! A step reads the confirmed profile, the summary, the last key and the first
+//! records of the store — the operations kept to be shown, which come first, and the
+//! first [`LOADED_IN_LINE`] queued — a page or two, however long the line.
 
 use crate::StorageError;
 use crate::db::{Db, META, OPERATIONS};
 use crate::meta::{get, put};
 use crate::records::{from_js, to_js};
-use idb::TransactionMode;
-use keydo_core::profile::{Confirmed, Profile, ProfileQueue, Write};
+use keydo_core::profile::{
+    Confirmed, LOADED_IN_LINE, LineSummary, Profile, ProfileQueue, QueuedOperation, Write,
+};
+use rexie::{Direction, KeyRange, Store, Transaction, TransactionMode};
 use wasm_bindgen::JsValue;
 
 const CONFIRMED_KEY: &str = "confirmedProfile";
+const SUMMARY_KEY: &str = "operationsSummary";
+/// Records read at a time from the head of the store.
+const PAGE: u32 = 8;
 
 impl Db {
-    /// The queue as stored. Before the first save, nothing is confirmed: version 0,
-    /// no name.
+    /// The ends of the stored line. Before the first save, nothing is confirmed:
+    /// version 0, no name.
     pub async fn profile_queue(&self) -> Result<ProfileQueue, StorageError> {
-        let tx = self.transaction(&[META, OPERATIONS], TransactionMode::ReadOnly)?;
-        let queue = load(&tx).await?;
-        tx.done().await?;
-        Ok(queue)
+        self.transact(&[META, OPERATIONS], TransactionMode::ReadOnly, async |tx| {
+            Ok(load(tx).await?.0)
+        })
+        .await
     }
 
     /// Runs one step on the stored queue and commits its writes; returns the step's
@@ -30,40 +40,87 @@ impl Db {
         &self,
         step: impl FnOnce(&mut ProfileQueue) -> (R, Vec<Write>),
     ) -> Result<(R, ProfileQueue), StorageError> {
-        let tx = self.transaction(&[META, OPERATIONS], TransactionMode::ReadWrite)?;
-        let mut queue = load(&tx).await?;
-        let (result, writes) = step(&mut queue);
-        let operations = tx.store(OPERATIONS)?;
-        for write in writes {
-            match write {
-                Write::Put(operation) => {
-                    let seq = JsValue::from(operation.seq as f64);
-                    operations.put(&to_js(&operation)?, Some(&seq))?.await?;
+        self.transact(
+            &[META, OPERATIONS],
+            TransactionMode::ReadWrite,
+            async |tx| {
+                let (mut queue, summarized) = load(tx).await?;
+                let meta = tx.store(META)?;
+                if summarized {
+                    put(&meta, SUMMARY_KEY, queue.summary()).await?;
                 }
-                Write::Delete(seq) => operations.delete(JsValue::from(seq as f64))?.await?,
-                Write::Confirmed(confirmed) => {
-                    put(&tx.store(META)?, CONFIRMED_KEY, &confirmed).await?
+                let (result, writes) = step(&mut queue);
+                let operations = tx.store(OPERATIONS)?;
+                for write in writes {
+                    match write {
+                        Write::Put(operation) => {
+                            let seq = JsValue::from(operation.seq as f64);
+                            operations.put(&to_js(&operation)?, Some(&seq)).await?;
+                        }
+                        Write::Delete(seq) => operations.delete(JsValue::from(seq as f64)).await?,
+                        Write::Confirmed(confirmed) => {
+                            put(&meta, CONFIRMED_KEY, &confirmed).await?
+                        }
+                        Write::Summary(summary) => put(&meta, SUMMARY_KEY, &summary).await?,
+                    }
                 }
-            }
-        }
-        tx.done().await?;
-        Ok((result, queue))
+                Ok((result, queue))
+            },
+        )
+        .await
     }
 }
 
-async fn load(tx: &crate::db::Transaction) -> Result<ProfileQueue, StorageError> {
-    let confirmed = get(&tx.store(META)?, CONFIRMED_KEY)
+/// Loads the ends of the line; `true` when its summary had to be made from the whole
+/// line, to be stored: a line stored by an earlier release, which kept none, or
+/// changed by a tab of one since.
+async fn load(tx: &Transaction) -> Result<(ProfileQueue, bool), StorageError> {
+    let meta = tx.store(META)?;
+    let confirmed = get(&meta, CONFIRMED_KEY)
         .await?
         .unwrap_or_else(|| Confirmed {
             version: 0,
             profile: Profile::named(""),
         });
-    let operations = tx
-        .store(OPERATIONS)?
-        .get_all(None, None)?
+    let operations = tx.store(OPERATIONS)?;
+    if let Some(summary) = get::<LineSummary>(&meta, SUMMARY_KEY).await? {
+        let held = head_of_line(&operations).await?;
+        let last_seq = operations
+            .scan(None, Some(1), None, Some(Direction::Prev))
+            .await?
+            .first()
+            .and_then(|(key, _)| key.as_f64())
+            .map(|seq| seq as u64);
+        if summary.holds_for(&held, last_seq) {
+            return Ok((ProfileQueue::loaded(confirmed, held, summary), false));
+        }
+    }
+    let whole: Vec<QueuedOperation> = operations
+        .get_all(None, None)
         .await?
         .into_iter()
         .map(from_js)
         .collect::<Result<_, _>>()?;
-    Ok(ProfileQueue::new(confirmed, operations))
+    Ok((ProfileQueue::new(confirmed, whole), true))
+}
+
+/// The kept operations, which come first, and the first [`LOADED_IN_LINE`] queued:
+/// pages of [`PAGE`] records until those are in.
+async fn head_of_line(operations: &Store) -> Result<Vec<QueuedOperation>, StorageError> {
+    let mut held: Vec<QueuedOperation> = Vec::new();
+    loop {
+        let after = held
+            .last()
+            .map(|last| KeyRange::lower_bound(&JsValue::from(last.seq as f64), Some(true)))
+            .transpose()
+            .map_err(rexie::Error::from)?;
+        let page = operations.get_all(after, Some(PAGE)).await?;
+        let full = page.len() == PAGE as usize;
+        for value in page {
+            held.push(from_js(value)?);
+        }
+        if !full || held.iter().filter(|op| op.is_queued()).count() >= LOADED_IN_LINE {
+            return Ok(held);
+        }
+    }
 }

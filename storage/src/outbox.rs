@@ -6,9 +6,9 @@ use crate::StorageError;
 use crate::db::{BESTS, Db, HISTORY, META, OUTBOX};
 use crate::meta::{forget_delivered, record_delivered};
 use crate::records::{Best, Recorded, from_js, to_js};
-use idb::{KeyRange, ObjectStore, Query, TransactionMode};
 use keydo_core::Mode;
 use keydo_core::sync::outbox::{OutboxEntry, OutboxKey, Slots, SyncState, blocked_prefix};
+use rexie::{KeyRange, Store, TransactionMode};
 use uuid::Uuid;
 use wasm_bindgen::JsValue;
 
@@ -19,70 +19,78 @@ impl Db {
     /// Idempotent: recording the same entry again (after a failed attempt, say)
     /// changes nothing more, so a caller keeps the entry and retries on failure.
     pub async fn record_result(&self, entry: &OutboxEntry) -> Result<Recorded, StorageError> {
-        let tx = self.transaction(&[HISTORY, BESTS, OUTBOX], TransactionMode::ReadWrite)?;
-        let id: JsValue = entry.score_id.to_string().into();
-        tx.store(HISTORY)?.put(&to_js(entry)?, Some(&id))?.await?;
+        self.transact(
+            &[HISTORY, BESTS, OUTBOX],
+            TransactionMode::ReadWrite,
+            async |tx| {
+                let id: JsValue = entry.score_id.to_string().into();
+                tx.store(HISTORY)?.put(&to_js(entry)?, Some(&id)).await?;
 
-        let bests = tx.store(BESTS)?;
-        let mode_key: JsValue = entry.mode.id().into();
-        let previous: Option<Best> = bests
-            .get(mode_key.clone())?
-            .await?
-            .map(from_js)
-            .transpose()?;
-        let new_best = previous.is_none_or(|best| entry.value > best.value);
-        if new_best {
-            let best = Best {
-                mode: entry.mode,
-                value: entry.value,
-                score_id: entry.score_id,
-                played_at: entry.played_at,
-            };
-            bests.put(&to_js(&best)?, Some(&mode_key))?.await?;
-        }
+                let bests = tx.store(BESTS)?;
+                let mode_key: JsValue = entry.mode.id().into();
+                let previous: Option<Best> = bests
+                    .get(mode_key.clone())
+                    .await?
+                    .map(from_js)
+                    .transpose()?;
+                let new_best = previous.is_none_or(|best| entry.value > best.value);
+                if new_best {
+                    let best = Best {
+                        mode: entry.mode,
+                        value: entry.value,
+                        score_id: entry.score_id,
+                        played_at: entry.played_at,
+                    };
+                    bests.put(&to_js(&best)?, Some(&mode_key)).await?;
+                }
 
-        change_slots(&tx.store(OUTBOX)?, entry.key(), |slots| {
-            slots.add(entry.clone())
-        })
-        .await?;
-        tx.done().await?;
-        let best = match previous {
-            Some(previous) if !new_best => previous.value,
-            _ => entry.value,
-        };
-        Ok(Recorded { new_best, best })
+                change_slots(&tx.store(OUTBOX)?, entry.key(), |slots| {
+                    slots.add(entry.clone())
+                })
+                .await?;
+                let best = match previous {
+                    Some(previous) if !new_best => previous.value,
+                    _ => entry.value,
+                };
+                Ok(Recorded { new_best, best })
+            },
+        )
+        .await
     }
 
     /// The personal best of every mode played so far, in mode id order.
     pub async fn bests(&self) -> Result<Vec<(Mode, i64)>, StorageError> {
-        let tx = self.transaction(&[BESTS], TransactionMode::ReadOnly)?;
-        let all = tx.store(BESTS)?.get_all(None, None)?.await?;
-        tx.done().await?;
-        all.into_iter()
-            .map(|value| from_js::<Best>(value).map(|b| (b.mode, b.value)))
-            .collect()
+        self.transact(&[BESTS], TransactionMode::ReadOnly, async |tx| {
+            let all = tx.store(BESTS)?.get_all(None, None).await?;
+            all.into_iter()
+                .map(|value| from_js::<Best>(value).map(|b| (b.mode, b.value)))
+                .collect()
+        })
+        .await
     }
 
     /// Every outbox entry, sendable and blocked, in key order.
     pub async fn outbox(&self) -> Result<Vec<OutboxEntry>, StorageError> {
-        let tx = self.transaction(&[OUTBOX], TransactionMode::ReadOnly)?;
-        let all = tx.store(OUTBOX)?.get_all(None, None)?.await?;
-        tx.done().await?;
-        all.into_iter().map(from_js).collect()
+        self.transact(&[OUTBOX], TransactionMode::ReadOnly, async |tx| {
+            let all = tx.store(OUTBOX)?.get_all(None, None).await?;
+            all.into_iter().map(from_js).collect()
+        })
+        .await
     }
 
     /// After the server acknowledged `sent`: deletes it if it is still stored (a
     /// better result added meanwhile stays), and keeps it as a delivered best where it
     /// is one (for restore healing). Returns whether it was deleted.
     pub async fn remove_if_unchanged(&self, sent: &OutboxEntry) -> Result<bool, StorageError> {
-        let tx = self.transaction(&[OUTBOX, META], TransactionMode::ReadWrite)?;
-        let removed = change_slots(&tx.store(OUTBOX)?, sent.key(), |s| {
-            s.acknowledge(sent.score_id)
+        self.transact(&[OUTBOX, META], TransactionMode::ReadWrite, async |tx| {
+            let removed = change_slots(&tx.store(OUTBOX)?, sent.key(), |s| {
+                s.acknowledge(sent.score_id)
+            })
+            .await?;
+            record_delivered(&tx.store(META)?, sent).await?;
+            Ok(removed)
         })
-        .await?;
-        record_delivered(&tx.store(META)?, sent).await?;
-        tx.done().await?;
-        Ok(removed)
+        .await
     }
 
     /// After a failed send: stores `sync` on the entry if it is still stored, moving it
@@ -93,13 +101,14 @@ impl Db {
         sent: &OutboxEntry,
         sync: SyncState,
     ) -> Result<bool, StorageError> {
-        let tx = self.transaction(&[OUTBOX], TransactionMode::ReadWrite)?;
-        let stored = change_slots(&tx.store(OUTBOX)?, sent.key(), |s| {
-            s.record(sent.score_id, sync)
+        self.transact(&[OUTBOX], TransactionMode::ReadWrite, async |tx| {
+            let stored = change_slots(&tx.store(OUTBOX)?, sent.key(), |s| {
+                s.record(sent.score_id, sync)
+            })
+            .await?;
+            Ok(stored)
         })
-        .await?;
-        tx.done().await?;
-        Ok(stored)
+        .await
     }
 
     /// The player gives up on a blocked entry: it leaves the outbox (its history row
@@ -117,35 +126,37 @@ impl Db {
         else {
             return Ok(None);
         };
-        let tx = self.transaction(&[OUTBOX, META], TransactionMode::ReadWrite)?;
-        let discarded = change_slots(&tx.store(OUTBOX)?, blocked.key(), |s| {
-            s.discard_blocked(score_id)
+        self.transact(&[OUTBOX, META], TransactionMode::ReadWrite, async |tx| {
+            let discarded = change_slots(&tx.store(OUTBOX)?, blocked.key(), |s| {
+                s.discard_blocked(score_id)
+            })
+            .await?;
+            forget_delivered(&tx.store(META)?, score_id).await?;
+            Ok(discarded)
         })
-        .await?;
-        forget_delivered(&tx.store(META)?, score_id).await?;
-        tx.done().await?;
-        Ok(discarded)
+        .await
     }
 
     /// Adds results again (restore healing), each merged with its key's sendable
     /// entry. Returns the ids of those stored.
     pub async fn requeue(&self, entries: &[OutboxEntry]) -> Result<Vec<Uuid>, StorageError> {
-        let tx = self.transaction(&[OUTBOX], TransactionMode::ReadWrite)?;
-        let outbox = tx.store(OUTBOX)?;
-        let mut stored = Vec::new();
-        for entry in entries {
-            if change_slots(&outbox, entry.key(), |s| s.add(entry.clone())).await? {
-                stored.push(entry.score_id);
+        self.transact(&[OUTBOX], TransactionMode::ReadWrite, async |tx| {
+            let outbox = tx.store(OUTBOX)?;
+            let mut stored = Vec::new();
+            for entry in entries {
+                if change_slots(&outbox, entry.key(), |s| s.add(entry.clone())).await? {
+                    stored.push(entry.score_id);
+                }
             }
-        }
-        tx.done().await?;
-        Ok(stored)
+            Ok(stored)
+        })
+        .await
     }
 }
 
 /// Loads `key`'s slots, applies `change`, writes back what it changed.
 async fn change_slots<T>(
-    outbox: &ObjectStore,
+    outbox: &Store,
     key: OutboxKey,
     change: impl FnOnce(&mut Slots) -> T,
 ) -> Result<T, StorageError> {
@@ -156,14 +167,15 @@ async fn change_slots<T>(
         &format!("{prefix}\u{ffff}").into(),
         None,
         None,
-    )?;
+    )
+    .map_err(rexie::Error::from)?;
     let mut stored: Vec<OutboxEntry> = outbox
-        .get_all(Some(Query::KeyRange(blocked)), None)?
+        .get_all(Some(blocked), None)
         .await?
         .into_iter()
         .map(from_js)
         .collect::<Result<_, _>>()?;
-    if let Some(entry) = outbox.get(sendable)?.await? {
+    if let Some(entry) = outbox.get(sendable).await? {
         stored.push(from_js(entry)?);
     }
     let before = Slots::from_stored(stored);
@@ -174,14 +186,14 @@ async fn change_slots<T>(
             .entries()
             .all(|new| new.store_key() != old.store_key())
     }) {
-        outbox.delete(JsValue::from(gone.store_key()))?.await?;
+        outbox.delete(JsValue::from(gone.store_key())).await?;
     }
     for changed in after
         .entries()
         .filter(|new| before.entries().all(|old| old != *new))
     {
         outbox
-            .put(&to_js(changed)?, Some(&changed.store_key().into()))?
+            .put(&to_js(changed)?, Some(&changed.store_key().into()))
             .await?;
     }
     Ok(output)

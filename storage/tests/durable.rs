@@ -1,13 +1,12 @@
-//! The connection and the sync's own records in a real browser (wasm-bindgen-test,
-//! headless Chromium): a dropped or outdated connection never holds up another
-//! context, the save's `Idempotency-Key` outlives failed attempts, and acknowledged
-//! bests are kept for restore healing.
+//! The sync's own records in a real browser (wasm-bindgen-test, headless Chromium):
+//! the save's `Idempotency-Key` outlives failed attempts, and acknowledged bests are
+//! kept for restore healing.
 
 #![cfg(target_arch = "wasm32")]
 
 mod common;
 
-use common::{PLAYED_AT, fresh_db, game, js, raw_read};
+use common::{PLAYED_AT, fresh_db, game, raw_read};
 use keydo_core::Mode;
 use keydo_core::sync::outbox::OutboxEntry;
 use keydo_storage::{Credentials, Db, SaveStart};
@@ -17,48 +16,6 @@ use wasm_bindgen_test::*;
 wasm_bindgen_test_configure!(run_in_browser);
 
 const WEEK_MS: u64 = 7 * 24 * 3_600_000;
-
-/// Deletes `name` with the raw API: "deleted", or "blocked" if a connection stayed
-/// open (the request then waits; the test does not).
-async fn delete_database(name: &str) -> String {
-    js(&format!(
-        "return new Promise((ok, fail) => {{
-           const deleting = indexedDB.deleteDatabase({name:?});
-           deleting.onblocked = () => ok('blocked');
-           deleting.onsuccess = () => ok('deleted');
-           deleting.onerror = () => fail(deleting.error);
-         }});"
-    ))
-    .await
-}
-
-#[wasm_bindgen_test]
-async fn a_dropped_handle_closes_its_connection() {
-    let (db, name) = fresh_db().await;
-    db.profile(PLAYED_AT).await.unwrap();
-    drop(db);
-    assert_eq!(delete_database(&name).await, "deleted");
-}
-
-#[wasm_bindgen_test]
-async fn an_open_handle_makes_way_for_a_schema_upgrade() {
-    let (db, name) = fresh_db().await;
-    db.profile(PLAYED_AT).await.unwrap();
-    // Another context (a newer release) upgrades the schema while `db` is open.
-    let next = keydo_storage::SCHEMA_VERSION + 1;
-    let upgrade = js(&format!(
-        "return new Promise((ok, fail) => {{
-           const open = indexedDB.open({name:?}, {next});
-           open.onblocked = () => ok('blocked');
-           open.onsuccess = () => {{ open.result.close(); ok('upgraded'); }};
-           open.onerror = () => fail(open.error);
-         }});"
-    ))
-    .await;
-    assert_eq!(upgrade, "upgraded");
-    // The old handle closed itself: its operations now fail instead of hanging.
-    assert!(db.profile(PLAYED_AT).await.is_err());
-}
 
 #[wasm_bindgen_test]
 async fn one_idempotency_key_until_the_save_is_stored_then_a_new_one_after_renewal() {

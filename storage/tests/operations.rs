@@ -1,13 +1,14 @@
 //! The operation outbox in a real browser (wasm-bindgen-test, headless Chromium): a
 //! queued change is committed with its key and place in line before it is shown,
-//! survives a new connection, and changes queued at once from two handles (two tabs)
-//! take distinct places in line.
+//! survives a new connection, changes queued at once from two handles (two tabs)
+//! take distinct places in line, and a line an earlier release changed (it keeps no
+//! summary) is read whole again rather than misread.
 
 #![cfg(target_arch = "wasm32")]
 
 mod common;
 
-use common::{fresh_db, raw_read};
+use common::{fresh_db, raw_read, raw_write};
 use keydo_core::profile::{Changes, FieldValue, OperationState, Theme};
 use keydo_storage::Db;
 use uuid::Uuid;
@@ -20,7 +21,7 @@ fn theme(theme: Theme) -> Changes {
 }
 
 async fn queue(db: &Db, changes: Changes, id: Uuid) {
-    db.update_profile_queue(|queue| ((), queue.queue(&changes, id, 1).into_iter().collect()))
+    db.update_profile_queue(|queue| ((), queue.queue(&changes, id, 1)))
         .await
         .unwrap();
 }
@@ -59,4 +60,40 @@ async fn changes_queued_at_once_from_two_handles_take_their_own_places() {
     assert_eq!(seqs, [1, 2]);
     let ids: Vec<Uuid> = queue.queued().map(|op| op.operation_id).collect();
     assert!(ids.contains(&a) && ids.contains(&b));
+}
+
+#[wasm_bindgen_test]
+async fn a_line_changed_by_an_earlier_release_is_summarised_again_and_no_place_is_reused() {
+    let (db, name) = fresh_db().await;
+    let first = Uuid::new_v4();
+    queue(&db, theme(Theme::Dark), first).await;
+    // A tab of an earlier release, which keeps no summary, queues a change after it.
+    let earlier = Uuid::new_v4();
+    raw_write(
+        &name,
+        "operations",
+        &format!(
+            "const read = store.get(1);
+             read.onsuccess = () => store.put(Object.assign(read.result, {{
+               operationId: '{earlier}', seq: 2,
+               payload: {{ settings: {{ theme: 'light' }} }},
+               base: {{ settings: {{ theme: 'dark' }} }},
+             }}), 2);"
+        ),
+    )
+    .await;
+    let line = db.profile_queue().await.unwrap();
+    assert_eq!(line.in_line(), 2);
+    assert_eq!(line.local().settings.theme, Theme::Light);
+    let third = Uuid::new_v4();
+    queue(&db, theme(Theme::Dark), third).await;
+    assert_eq!(raw_read(&name, "operations", "getAllKeys").await, "[1,2,3]");
+
+    // A line stored before summaries existed is summarised from the whole store.
+    raw_write(&name, "meta", "store.delete('operationsSummary');").await;
+    let line = db.profile_queue().await.unwrap();
+    assert_eq!(line.in_line(), 3);
+    let ids: Vec<Uuid> = line.queued().map(|op| op.operation_id).collect();
+    assert_eq!(ids, [first, earlier]);
+    assert_eq!(line.local().settings.theme, Theme::Dark);
 }

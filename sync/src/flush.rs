@@ -9,7 +9,7 @@ use keydo_core::sync::classify::{Disposition, Failure, Request, classify};
 use keydo_core::sync::coalesce::FlushKind;
 use keydo_core::sync::heal::is_heal_due;
 use keydo_core::sync::outbox::{OutboxEntry, next_retry_at};
-use keydo_storage::{Credentials, Db, SaveStart, StorageError};
+use keydo_storage::{Credentials, DATABASE, Db, SaveStart, StorageError};
 use uuid::Uuid;
 
 /// What a flush did, for the coordinator's next timer and the UI.
@@ -44,40 +44,46 @@ pub type SyncError = StorageError;
 /// Sends every entry of the outbox that `kind` makes due, over HTTP, holding the
 /// profile's flush lock (one flush at a time across tabs and the service worker).
 pub async fn flush_outbox(kind: FlushKind) -> Result<FlushReport, SyncError> {
-    let db = Db::open().await?;
-    let profile = db.profile(now_ms()).await?;
+    let profile = Db::open().await?.profile(now_ms()).await?;
     let lock_name = format!("keydo-flush-{}", profile.id);
-    lock::exclusive(
-        &lock_name,
-        async move { flush_with(&db, &Http, kind).await },
-    )
+    lock::exclusive(&lock_name, async move {
+        flush_with(DATABASE, &Http, kind).await
+    })
     .await
 }
 
-/// The flush itself, on a given database and transport (tests script the transport).
+/// The flush itself, on the database named `database` and a transport (tests use
+/// their own database and script the transport).
+///
+/// Every database operation opens its own connection and drops it before the next
+/// network call (docs/sync.md, "Storage"), so a flush never holds up another tab's
+/// schema upgrade for longer than one operation.
 ///
 /// No request waits longer than the transport's timeout, and the first that gets no
 /// answer ends the sending (the rest would fail alike), so a flush holds its lock for
 /// at most one timeout past its last answer.
 pub async fn flush_with(
-    db: &Db,
+    database: &str,
     transport: &impl Transport,
     kind: FlushKind,
 ) -> Result<FlushReport, SyncError> {
     let mut flush = Flush {
-        db,
+        database,
         transport,
-        credentials: db.credentials().await?,
+        credentials: Db::open_named(database).await?.credentials().await?,
         renewed: false,
         acked: Vec::new(),
         report: FlushReport::default(),
     };
     let mut unreachable = None;
-    if flush.credentials.is_some() && is_heal_due(db.healed_at().await?, now_ms()) {
+    let healed_at = flush.db().await?.healed_at().await?;
+    if flush.credentials.is_some() && is_heal_due(healed_at, now_ms()) {
         unreachable = flush.heal().await?;
     }
     // Read, and let that transaction finish, before any network call.
-    let mut due: Vec<OutboxEntry> = db
+    let mut due: Vec<OutboxEntry> = flush
+        .db()
+        .await?
         .outbox()
         .await?
         .into_iter()
@@ -108,7 +114,9 @@ pub async fn flush_with(
             break;
         }
         let requeued = flush.requeue_for_new_save().await?;
-        due = db
+        due = flush
+            .db()
+            .await?
             .outbox()
             .await?
             .into_iter()
@@ -118,6 +126,7 @@ pub async fn flush_with(
     if unreachable.is_none() {
         flush.send_profile(kind).await?;
     }
+    let db = flush.db().await?;
     let profile_retry_at = db.profile_queue().await?.next_retry_at();
     flush.report.next_retry_at = next_retry_at(&db.outbox().await?, now_ms())
         .into_iter()
@@ -128,7 +137,8 @@ pub async fn flush_with(
 
 /// One flush's state: the save it sends with, and whether it already renewed it.
 pub(crate) struct Flush<'a, T> {
-    pub(crate) db: &'a Db,
+    /// The database's name: each operation opens its own connection ([`Flush::db`]).
+    pub(crate) database: &'a str,
     pub(crate) transport: &'a T,
     pub(crate) credentials: Option<Credentials>,
     /// The save was renewed in this flush: a 401 on the new one is not ours to fix.
@@ -139,6 +149,11 @@ pub(crate) struct Flush<'a, T> {
 }
 
 impl<T: Transport> Flush<'_, T> {
+    /// A connection for one operation, dropped before the next network call.
+    pub(crate) async fn db(&self) -> Result<Db, SyncError> {
+        Db::open_named(self.database).await
+    }
+
     /// Sends one entry. The outer error is the database's; the inner one the request's.
     async fn deliver(
         &mut self,
@@ -152,9 +167,9 @@ impl<T: Transport> Flush<'_, T> {
         let Ok(ack) = sent else {
             return Ok(sent.map(|_| ()));
         };
-        self.db.remove_if_unchanged(entry).await?;
+        self.db().await?.remove_if_unchanged(entry).await?;
         if ack.held {
-            self.db.note_held(entry).await?;
+            self.db().await?.note_held(entry).await?;
             self.report.held += 1;
         }
         self.acked.push(entry.score_id);
@@ -191,7 +206,7 @@ impl<T: Transport> Flush<'_, T> {
     /// The save to send with: one another context stored meanwhile, or a new one
     /// created under the stored `Idempotency-Key` (the same on every attempt).
     async fn create_save(&mut self) -> Result<Result<Credentials, Failure>, SyncError> {
-        let idempotency_key = match self.db.begin_save().await? {
+        let idempotency_key = match self.db().await?.begin_save().await? {
             SaveStart::Existing(stored) => {
                 self.credentials = Some(stored);
                 return Ok(Ok(stored));
@@ -204,25 +219,26 @@ impl<T: Transport> Flush<'_, T> {
                     player_id: save.player_id,
                     token: save.token,
                 };
-                self.db.set_credentials(&created).await?;
                 let confirmed = Confirmed {
                     version: save.version,
                     profile: save.profile,
                 };
-                self.db
-                    .update_profile_queue(|queue| ((), queue.adopt(confirmed)))
+                // One connection for these steps: no network call between them.
+                let db = self.db().await?;
+                db.set_credentials(&created).await?;
+                db.update_profile_queue(|queue| ((), queue.adopt(confirmed)))
                     .await?;
                 // A new save holds nothing yet and this flush sends what is pending;
                 // after a renewal the flush re-queues the delivered bests too. So the
                 // next daily heal is due a day from now.
-                self.db.set_healed_at(now_ms()).await?;
+                db.set_healed_at(now_ms()).await?;
                 self.credentials = Some(created);
                 Ok(Ok(created))
             }
             Err(failure) => {
                 if classify(Request::CreateSave, &failure) == Disposition::Blocked {
                     // The API refused the request itself: the next try gets a new key.
-                    self.db.drop_save_request().await?;
+                    self.db().await?.drop_save_request().await?;
                 }
                 Ok(Err(failure))
             }
@@ -232,7 +248,7 @@ impl<T: Transport> Flush<'_, T> {
     /// The server does not know the save (say, restored from an older backup): forget
     /// it, unless another context already replaced it, so the next send makes a new one.
     pub(crate) async fn renew(&mut self, unknown: &Credentials) -> Result<(), SyncError> {
-        self.db.forget_credentials(unknown).await?;
+        self.db().await?.forget_credentials(unknown).await?;
         self.credentials = None;
         self.acked.clear();
         self.renewed = true;
@@ -249,7 +265,7 @@ impl<T: Transport> Flush<'_, T> {
     ) -> Result<(), SyncError> {
         let mut sync = entry.sync.clone();
         let disposition = sync.record_failure(request, failure, now_ms(), js_sys::Math::random());
-        self.db.set_sync_state(entry, sync).await?;
+        self.db().await?.set_sync_state(entry, sync).await?;
         match disposition {
             Disposition::Blocked => self.report.blocked += 1,
             Disposition::Retryable | Disposition::RenewSave => self.report.retryable += 1,

@@ -27,13 +27,14 @@ impl<T: Transport> Flush<'_, T> {
                     version: save.version,
                     profile: save.profile.clone(),
                 };
-                self.db
-                    .update_profile_queue(|queue| ((), queue.confirm(confirmed)))
+                // One connection for these steps: no network call between them.
+                let db = self.db().await?;
+                db.update_profile_queue(|queue| ((), queue.confirm(confirmed)))
                     .await?;
-                let delivered = self.db.delivered().await?;
+                let delivered = db.delivered().await?;
                 let missing = missing_on_server(save.week, &save.bests, &delivered);
-                self.report.requeued += self.db.requeue(&missing).await?.len();
-                self.db.set_healed_at(now_ms()).await?;
+                self.report.requeued += db.requeue(&missing).await?.len();
+                db.set_healed_at(now_ms()).await?;
             }
             Err(failure) => match classify(request, &failure) {
                 Disposition::RenewSave => {
@@ -51,7 +52,7 @@ impl<T: Transport> Flush<'_, T> {
     /// After a renewal: the new save lacks every delivered best but those it has
     /// acknowledged since. Returns the ids re-queued.
     pub(crate) async fn requeue_for_new_save(&mut self) -> Result<Vec<Uuid>, SyncError> {
-        let requeued = requeue_delivered(self.db, &self.acked).await?;
+        let requeued = requeue_delivered(&self.db().await?, &self.acked).await?;
         self.report.requeued += requeued.len();
         Ok(requeued)
     }

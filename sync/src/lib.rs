@@ -3,10 +3,10 @@
 //!
 //! Shared by the page (foreground flushes) and the service worker (Background
 //! Sync). Data flows one way: [`flush_outbox`] reads the outbox from storage,
-//! closes that transaction, sends each due entry through a [`Transport`] ([`Http`]
-//! in the browser), then opens a new transaction to delete what the server
-//! acknowledged — only if it is still the entry that was sent — or to record the
-//! failure. Once a day, and after the server forgot the save, it first re-queues the
+//! closes that transaction and its connection, sends each due entry through a
+//! [`Transport`] ([`Http`] in the browser), then opens a new connection to delete
+//! what the server acknowledged — only if it is still the entry that was sent — or
+//! to record the failure. Once a day, and after the server forgot the save, it first re-queues the
 //! bests the server lacks. [`lock`] makes it one flush at a time across
 //! tabs and the worker.
 
@@ -61,8 +61,8 @@ pub async fn adopt_save(save: SaveCreated) -> Result<usize, SyncError> {
 /// profile, so changes made on the player's other devices show here. `None` when there
 /// is no save yet or the server could not be asked; the page asks again later.
 pub async fn refresh_profile() -> Result<Option<ProfileQueue>, SyncError> {
-    let db = Db::open().await?;
-    let Some(credentials) = db.credentials().await? else {
+    // Closed before the request: no connection is held across the network.
+    let Some(credentials) = Db::open().await?.credentials().await? else {
         return Ok(None);
     };
     let Ok(save) = Http.fetch_save(&credentials).await else {
@@ -72,7 +72,8 @@ pub async fn refresh_profile() -> Result<Option<ProfileQueue>, SyncError> {
         version: save.version,
         profile: save.profile,
     };
-    let (_, queue) = db
+    let (_, queue) = Db::open()
+        .await?
         .update_profile_queue(|queue| ((), queue.confirm(confirmed)))
         .await?;
     Ok(Some(queue))

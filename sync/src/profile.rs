@@ -8,22 +8,32 @@ use crate::flush::{Flush, SyncError, now_ms};
 use keydo_core::profile::{Confirmed, Conflict};
 use keydo_core::sync::classify::Disposition;
 use keydo_core::sync::coalesce::FlushKind;
+use uuid::Uuid;
 
 impl<T: Transport> Flush<'_, T> {
     /// Sends the operations in line that `kind` makes due, head first, until one waits.
     pub(crate) async fn send_profile(&mut self, kind: FlushKind) -> Result<(), SyncError> {
-        let in_line = self.db.profile_queue().await?.queued().count();
+        let in_line = self.db().await?.profile_queue().await?.in_line();
+        // An answer is stored in the step that picks the next head: one connection
+        // and one transaction per operation sent.
+        let mut answered: Option<(Uuid, Confirmed, Vec<Conflict>)> = None;
         // Each pass answers or takes out one operation, or stops.
         for _ in 0..in_line {
             // The head is picked and marked as sent in one transaction.
             let (head, _) = self
-                .db
+                .db()
+                .await?
                 .update_profile_queue(|queue| {
-                    let Some(head) = queue.next_due(now_ms(), kind).cloned() else {
-                        return (None, Vec::new());
-                    };
-                    let sending = queue.sending(head.operation_id).into_iter().collect();
-                    (Some(head), sending)
+                    let mut writes = answered
+                        .take()
+                        .map_or_else(Vec::new, |(id, confirmed, conflicts)| {
+                            queue.applied(id, confirmed, conflicts)
+                        });
+                    let head = queue.next_due(now_ms(), kind).cloned();
+                    if let Some(head) = &head {
+                        writes.extend(queue.sending(head.operation_id));
+                    }
+                    (head, writes)
                 })
                 .await?;
             let Some(head) = head else {
@@ -45,15 +55,12 @@ impl<T: Transport> Flush<'_, T> {
                     if answer.conflicts.iter().any(Conflict::lost) {
                         self.report.profile_conflicts += 1;
                     }
-                    self.db
-                        .update_profile_queue(|queue| {
-                            ((), queue.applied(id, confirmed, answer.conflicts))
-                        })
-                        .await?;
+                    answered = Some((id, confirmed, answer.conflicts));
                 }
                 Err((request, failure)) => {
                     let (disposition, _) = self
-                        .db
+                        .db()
+                        .await?
                         .update_profile_queue(|queue| {
                             match queue.failed(
                                 id,
@@ -62,7 +69,7 @@ impl<T: Transport> Flush<'_, T> {
                                 now_ms(),
                                 js_sys::Math::random(),
                             ) {
-                                Some((disposition, write)) => (Some(disposition), vec![write]),
+                                Some((disposition, writes)) => (Some(disposition), writes),
                                 None => (None, Vec::new()),
                             }
                         })
@@ -75,6 +82,13 @@ impl<T: Transport> Flush<'_, T> {
                     break;
                 }
             }
+        }
+        // The last answer, when no pass was left to pick a next head.
+        if let Some((id, confirmed, conflicts)) = answered {
+            self.db()
+                .await?
+                .update_profile_queue(|queue| ((), queue.applied(id, confirmed, conflicts)))
+                .await?;
         }
         Ok(())
     }

@@ -256,7 +256,7 @@ async fn db_with(games: &[(Mode, u32)]) -> (Db, Vec<OutboxEntry>) {
 async fn delivered(games: &[(Mode, u32)]) -> (Db, Scripted, Vec<OutboxEntry>) {
     let (db, recorded) = db_with(games).await;
     let server = Scripted::default();
-    let report = flush_with(&db, &server, FlushKind::Automatic)
+    let report = flush_with(&db.name(), &server, FlushKind::Automatic)
         .await
         .unwrap();
     assert_eq!(report.delivered, games.len());
@@ -271,7 +271,7 @@ fn last_error(entry: &OutboxEntry) -> Option<&str> {
 async fn delivers_everything_with_one_save_made_under_its_idempotency_key() {
     let (db, games) = db_with(&[(Mode::Words, 200), (Mode::Zh, 90)]).await;
     let server = Scripted::default();
-    let report = flush_with(&db, &server, FlushKind::Automatic)
+    let report = flush_with(&db.name(), &server, FlushKind::Automatic)
         .await
         .unwrap();
     assert_eq!(report.delivered, 2);
@@ -299,7 +299,7 @@ async fn results_the_server_holds_for_review_are_kept_to_show() {
     let (db, games) = db_with(&[(Mode::Words, 200), (Mode::Time, 900), (Mode::Zh, 95)]).await;
     let server = Scripted::default();
     *server.holds_above.borrow_mut() = Some(games[0].value);
-    let report = flush_with(&db, &server, FlushKind::Automatic)
+    let report = flush_with(&db.name(), &server, FlushKind::Automatic)
         .await
         .unwrap();
     assert_eq!((report.delivered, report.held), (3, 2));
@@ -330,13 +330,17 @@ async fn a_lost_save_answer_is_resent_with_the_same_key() {
         .borrow_mut()
         .extend([Failure::Network, Failure::http(504, None, None)]);
     for _ in 0..2 {
-        flush_with(&db, &server, FlushKind::Manual).await.unwrap();
+        flush_with(&db.name(), &server, FlushKind::Manual)
+            .await
+            .unwrap();
     }
     let [entry] = &db.outbox().await.unwrap()[..] else {
         panic!("still pending");
     };
     assert_eq!(last_error(entry), Some("HTTP_504"));
-    let report = flush_with(&db, &server, FlushKind::Manual).await.unwrap();
+    let report = flush_with(&db.name(), &server, FlushKind::Manual)
+        .await
+        .unwrap();
     assert_eq!(report.delivered, 1);
     let keys = server.created_with();
     assert_eq!(keys.len(), 3);
@@ -360,7 +364,7 @@ async fn no_answer_ends_the_flush_and_a_reconnect_sends_at_once() {
             .borrow_mut()
             .push_back(unreachable.clone());
         let before = server.submitted().len();
-        let report = flush_with(&db, &server, FlushKind::Automatic)
+        let report = flush_with(&db.name(), &server, FlushKind::Automatic)
             .await
             .unwrap();
         assert_eq!(
@@ -376,12 +380,12 @@ async fn no_answer_ends_the_flush_and_a_reconnect_sends_at_once() {
             "{outbox:?}"
         );
         // Still waiting out its backoff for an ordinary trigger...
-        flush_with(&db, &server, FlushKind::Automatic)
+        flush_with(&db.name(), &server, FlushKind::Automatic)
             .await
             .unwrap();
         assert_eq!(server.submitted().len(), before + 1);
         // ...but connectivity coming back sends everything at once.
-        let report = flush_with(&db, &server, FlushKind::Reconnect)
+        let report = flush_with(&db.name(), &server, FlushKind::Reconnect)
             .await
             .unwrap();
         assert_eq!(report.delivered, 2, "{unreachable:?}");
@@ -398,12 +402,12 @@ async fn waits_the_server_asked_for_hold_on_reconnect() {
         Some("RATE_LIMITED"),
         Some("60"),
     ));
-    let report = flush_with(&db, &server, FlushKind::Automatic)
+    let report = flush_with(&db.name(), &server, FlushKind::Automatic)
         .await
         .unwrap();
     let waiting_until = report.next_retry_at.unwrap();
     assert!(waiting_until >= js_sys::Date::now() as u64 + 59_000);
-    flush_with(&db, &server, FlushKind::Reconnect)
+    flush_with(&db.name(), &server, FlushKind::Reconnect)
         .await
         .unwrap();
     assert_eq!(server.submitted().len(), 1, "the 429's minute holds");
@@ -426,7 +430,7 @@ async fn only_the_apis_own_refusal_blocks() {
             .submit_failures
             .borrow_mut()
             .push_back(failure.clone());
-        let report = flush_with(&db, &server, FlushKind::Automatic)
+        let report = flush_with(&db.name(), &server, FlushKind::Automatic)
             .await
             .unwrap();
         assert_eq!((report.retryable, report.blocked), (1, 0), "{failure:?}");
@@ -438,7 +442,9 @@ async fn only_the_apis_own_refusal_blocks() {
         };
         assert!(!entry.sync.blocked);
         // The next attempt delivers it with the same save.
-        let report = flush_with(&db, &server, FlushKind::Manual).await.unwrap();
+        let report = flush_with(&db.name(), &server, FlushKind::Manual)
+            .await
+            .unwrap();
         assert_eq!(report.delivered, 1, "{failure:?}");
         assert_eq!(db.credentials().await.unwrap(), saved);
         assert_eq!(server.created_with().len(), 1);
@@ -453,12 +459,12 @@ async fn a_blocked_best_does_not_stop_a_lower_valid_game() {
         .submit_failures
         .borrow_mut()
         .push_back(Failure::http(422, Some("VALUE_MISMATCH"), None));
-    let report = flush_with(&db, &server, FlushKind::Automatic)
+    let report = flush_with(&db.name(), &server, FlushKind::Automatic)
         .await
         .unwrap();
     assert_eq!(report.blocked, 1);
     let lower = play(&db, Mode::Quote, 150).await;
-    let report = flush_with(&db, &server, FlushKind::Reconnect)
+    let report = flush_with(&db.name(), &server, FlushKind::Reconnect)
         .await
         .unwrap();
     assert_eq!(report.delivered, 1);
@@ -482,7 +488,7 @@ async fn a_restored_server_gets_a_new_save_and_every_best_back() {
     // The server is restored from a backup older than the save; one more game.
     server.restore_empty();
     let time = play(&db, Mode::Time, 300).await;
-    let report = flush_with(&db, &server, FlushKind::Automatic)
+    let report = flush_with(&db.name(), &server, FlushKind::Automatic)
         .await
         .unwrap();
     assert!(report.renewed);
@@ -507,7 +513,7 @@ async fn scores_sent_before_a_renewal_in_the_same_flush_reach_the_new_save() {
     let zh = play(&db, Mode::Zh, 90).await;
     // The first score of the flush is acknowledged, then the server is restored.
     *server.restore_after_scores.borrow_mut() = Some(1);
-    let report = flush_with(&db, &server, FlushKind::Automatic)
+    let report = flush_with(&db.name(), &server, FlushKind::Automatic)
         .await
         .unwrap();
     assert!(report.renewed);
@@ -530,7 +536,7 @@ async fn a_second_unknown_save_in_one_flush_is_retried_not_renewed_again() {
         .submit_failures
         .borrow_mut()
         .extend([unknown_save(), unknown_save()]);
-    let report = flush_with(&db, &server, FlushKind::Automatic)
+    let report = flush_with(&db.name(), &server, FlushKind::Automatic)
         .await
         .unwrap();
     assert!(report.renewed);
@@ -556,7 +562,7 @@ async fn heals_once_a_day_from_the_servers_bests() {
         .await
         .unwrap();
     server.bests.borrow_mut().remove(&Mode::Zh);
-    let report = flush_with(&db, &server, FlushKind::Reconnect)
+    let report = flush_with(&db.name(), &server, FlushKind::Reconnect)
         .await
         .unwrap();
     assert_eq!(report.requeued, 1);
@@ -572,7 +578,7 @@ async fn heals_once_a_day_from_the_servers_bests() {
             .count()
     };
     assert_eq!(fetches(&server), 1);
-    flush_with(&db, &server, FlushKind::Reconnect)
+    flush_with(&db.name(), &server, FlushKind::Reconnect)
         .await
         .unwrap();
     assert_eq!(fetches(&server), 1);
@@ -588,7 +594,7 @@ async fn an_unreachable_heal_sends_nothing_and_tries_again_next_time() {
         .fetch_failures
         .borrow_mut()
         .push_back(Failure::Timeout);
-    let report = flush_with(&db, &server, FlushKind::Reconnect)
+    let report = flush_with(&db.name(), &server, FlushKind::Reconnect)
         .await
         .unwrap();
     assert_eq!((report.delivered, report.retryable), (0, 1));
@@ -598,7 +604,7 @@ async fn an_unreachable_heal_sends_nothing_and_tries_again_next_time() {
         "nothing sent after the timeout"
     );
     assert_eq!(db.healed_at().await.unwrap(), Some(day_ago));
-    let report = flush_with(&db, &server, FlushKind::Reconnect)
+    let report = flush_with(&db.name(), &server, FlushKind::Reconnect)
         .await
         .unwrap();
     assert_eq!(report.delivered, 1);
@@ -610,7 +616,7 @@ async fn change(db: &Db, value: FieldValue) -> Uuid {
     let id = Uuid::new_v4();
     let changes = std::iter::once(value).collect();
     let now = js_sys::Date::now() as u64;
-    db.update_profile_queue(|queue| ((), queue.queue(&changes, id, now).into_iter().collect()))
+    db.update_profile_queue(|queue| ((), queue.queue(&changes, id, now)))
         .await
         .unwrap();
     id
@@ -641,7 +647,7 @@ async fn profile_changes_go_in_order_after_the_save_is_made_and_a_lost_answer_ap
         .patch_failures
         .borrow_mut()
         .push_back(Failure::Network);
-    let report = flush_with(&db, &server, FlushKind::Automatic)
+    let report = flush_with(&db.name(), &server, FlushKind::Automatic)
         .await
         .unwrap();
     assert_eq!(report.profile_sent, 0);
@@ -652,9 +658,13 @@ async fn profile_changes_go_in_order_after_the_save_is_made_and_a_lost_answer_ap
     assert_eq!(patched(&server), [first], "the line stops at its head");
 
     *server.lose_next_patch_answer.borrow_mut() = true;
-    let report = flush_with(&db, &server, FlushKind::Manual).await.unwrap();
+    let report = flush_with(&db.name(), &server, FlushKind::Manual)
+        .await
+        .unwrap();
     assert_eq!(report.profile_sent, 0);
-    let report = flush_with(&db, &server, FlushKind::Manual).await.unwrap();
+    let report = flush_with(&db.name(), &server, FlushKind::Manual)
+        .await
+        .unwrap();
     assert_eq!(report.profile_sent, 2);
     assert_eq!(patched(&server), [first, first, first, second]);
     let record = server.profile.borrow().clone().unwrap();
@@ -679,7 +689,7 @@ async fn a_refused_profile_change_leaves_the_line_for_the_next() {
         .patch_failures
         .borrow_mut()
         .push_back(Failure::http(422, Some("NAME_TAKEN"), None));
-    let report = flush_with(&db, &server, FlushKind::Automatic)
+    let report = flush_with(&db.name(), &server, FlushKind::Automatic)
         .await
         .unwrap();
     assert_eq!((report.profile_refused, report.profile_sent), (1, 1));

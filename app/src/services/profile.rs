@@ -102,8 +102,8 @@ impl ProfileService {
                 let _ = performance.mark(PROFILE_WRITE_START);
             }
             let queued = update(|queue| {
-                let write = queue.queue(&changes, id, now);
-                (write.is_some(), write.into_iter().collect())
+                let writes = queue.queue(&changes, id, now);
+                (!writes.is_empty(), writes)
             })
             .await;
             if let Some(performance) = &performance {
@@ -190,7 +190,7 @@ impl ProfileService {
         self.view.try_set(ProfileView {
             profile: queue.local(),
             version: queue.confirmed().version,
-            queued: queue.queued().count(),
+            queued: queue.in_line(),
             notices: queue
                 .operations()
                 .iter()

@@ -10,7 +10,9 @@ mod settings;
 mod tests;
 
 pub use field::{ChangeError, Changes, Field, FieldValue, Profile, SettingsChanges};
-pub use queue::{Confirmed, OperationState, ProfileQueue, QueuedOperation, Write};
+pub use queue::{
+    Confirmed, LOADED_IN_LINE, LineSummary, OperationState, ProfileQueue, QueuedOperation, Write,
+};
 pub use resolve::{
     Author, Conflict, Kept, Policy, ProfileOperation, ProfileRecord, Resolution, Stamp,
 };

@@ -77,9 +77,11 @@ enum Delivery {
 
 /// A device: its queue, and what it has stored (as IndexedDB would hold it).
 struct Device {
+    /// The queue as loaded after the last step, as storage loads it.
     queue: ProfileQueue,
     stored_ops: BTreeMap<u64, QueuedOperation>,
     stored_confirmed: Confirmed,
+    stored_summary: LineSummary,
     next_id: u128,
 }
 
@@ -89,6 +91,7 @@ impl Device {
             queue: ProfileQueue::new(server.confirmed(), Vec::new()),
             stored_ops: BTreeMap::new(),
             stored_confirmed: server.confirmed(),
+            stored_summary: LineSummary::default(),
             next_id: id_base,
         }
     }
@@ -103,25 +106,54 @@ impl Device {
                     self.stored_ops.remove(&seq);
                 }
                 Write::Confirmed(confirmed) => self.stored_confirmed = confirmed,
+                Write::Summary(summary) => self.stored_summary = summary,
             }
         }
+        self.queue = self.load();
+    }
+
+    /// The ends of the stored line, as storage loads them for a step.
+    fn load(&self) -> ProfileQueue {
+        ProfileQueue::loaded(
+            self.stored_confirmed.clone(),
+            self.stored_ops.values().cloned().collect(),
+            self.stored_summary.clone(),
+        )
+    }
+
+    /// The ids still in line, as stored.
+    fn line(&self) -> Vec<Uuid> {
+        self.stored_ops
+            .values()
+            .filter(|op| op.is_queued())
+            .map(|op| op.operation_id)
+            .collect()
     }
 
     fn change(&mut self, value: FieldValue, now_ms: u64) -> Option<Uuid> {
         self.next_id += 1;
         let id = Uuid::from_u128(self.next_id);
-        let write = self
+        let writes = self
             .queue
-            .queue(&std::iter::once(value).collect(), id, now_ms)?;
-        self.store([write]);
+            .queue(&std::iter::once(value).collect(), id, now_ms);
+        if writes.is_empty() {
+            return None;
+        }
+        self.store(writes);
         Some(id)
     }
 
+    /// Loads the stored line again, checking that its summary is the one the whole
+    /// line makes.
     fn restart(&mut self) {
-        self.queue = ProfileQueue::new(
-            self.stored_confirmed.clone(),
-            self.stored_ops.values().cloned().collect(),
+        let whole = LineSummary::of(&self.stored_ops.values().cloned().collect::<Vec<_>>());
+        let stored = &self.stored_summary;
+        assert_eq!(
+            (stored.in_line, &stored.values, &stored.set_by),
+            (whole.in_line, &whole.values, &whole.set_by)
         );
+        assert!(stored.last_seq >= whole.last_seq);
+        self.queue = self.load();
     }
 
     /// Sends the head, if one is due; returns its key.
@@ -137,11 +169,11 @@ impl Device {
                 return Some(head.operation_id);
             }
         }
-        let (_, write) = self
+        let (_, writes) = self
             .queue
             .failed(head.operation_id, AUTH, &Failure::Network, now_ms, 0.5)
             .unwrap();
-        self.store([write]);
+        self.store(writes);
         Some(head.operation_id)
     }
 
@@ -211,7 +243,7 @@ fn a_restart_keeps_the_line_its_order_and_its_keys() {
     let before = device.local();
     device.restart();
     assert_eq!(device.local(), before);
-    let keys: Vec<Uuid> = device.queue.queued().map(|op| op.operation_id).collect();
+    let keys: Vec<Uuid> = device.line();
     assert_eq!(keys, [first, second]);
     device.drain(&mut server);
     assert_eq!(server.applied, [first, second]);
@@ -297,7 +329,8 @@ fn a_change_queued_behind_a_sent_one_goes_on_the_answered_version() {
         .next_due(T0 + 2, FlushKind::Automatic)
         .unwrap()
         .clone();
-    device.queue.sending(first);
+    let sending = device.queue.sending(first);
+    device.store(sending);
     let second = device.change(name("Cy"), T0 + 3).unwrap();
     let queued_second = device.queue.queued().nth(1).unwrap().clone();
     assert_eq!(queued_second.base.display_name.as_deref(), Some("Bo"));
@@ -306,7 +339,8 @@ fn a_change_queued_behind_a_sent_one_goes_on_the_answered_version() {
         "made before the first was answered"
     );
     let (confirmed, conflicts) = server.patch(first, &head.request());
-    device.queue.applied(first, confirmed, conflicts);
+    let writes = device.queue.applied(first, confirmed, conflicts);
+    device.store(writes);
     let rebased = device.queue.queued().next().unwrap();
     assert_eq!((rebased.operation_id, rebased.base_version), (second, 2));
     device.drain(&mut server);
@@ -427,7 +461,7 @@ fn a_change_back_to_the_confirmed_value_is_still_queued_and_a_no_op_is_not() {
     assert!(device.change(name("Ann"), T0).is_none(), "already the name");
     device.change(name("Bo"), T0 + 1).unwrap();
     assert!(device.change(name("Ann"), T0 + 2).is_some());
-    assert_eq!(device.queue.queued().count(), 2);
+    assert_eq!(device.queue.in_line(), 2);
 }
 
 #[test]
@@ -532,7 +566,8 @@ proptest! {
     fn two_devices_converge_under_any_interleaving(steps in prop::collection::vec(step(), 0..40)) {
         let (server, devices) = play(&steps);
         for device in &devices {
-            prop_assert_eq!(device.queue.queued().count(), 0);
+            prop_assert_eq!(device.queue.in_line(), 0);
+            prop_assert!(device.line().is_empty());
             prop_assert_eq!(&device.local(), &server.record.profile);
             prop_assert_eq!(device.queue.confirmed().version, server.record.version);
         }
@@ -572,4 +607,66 @@ proptest! {
         prop_assert_eq!(settings.font_size, b.last().unwrap().0);
         prop_assert!(phone.lost_conflicts().is_empty() && laptop.lost_conflicts().is_empty());
     }
+}
+
+#[test]
+fn a_step_holds_the_ends_of_a_long_line_and_its_summary_the_rest() {
+    let mut server = Server::new();
+    let mut device = Device::new(&server, 0xC00);
+    let themes = [Theme::Dark, Theme::Light];
+    for i in 0..40 {
+        device
+            .change(FieldValue::Theme(themes[i % 2]), T0 + i as u64)
+            .unwrap();
+    }
+    device.change(name("Bo"), T0 + 40).unwrap();
+    assert_eq!(device.queue.in_line(), 41);
+    assert_eq!(device.queue.queued().count(), LOADED_IN_LINE);
+    assert_eq!(device.local().settings.theme, Theme::Light);
+    assert_eq!(device.local().display_name, "Bo");
+    device.restart();
+
+    // The head is answered: one step writes a handful of records, whatever the length.
+    let head = device
+        .queue
+        .next_due(T0, FlushKind::Manual)
+        .unwrap()
+        .clone();
+    let (confirmed, conflicts) = server.patch(head.operation_id, &head.request());
+    let writes = device
+        .queue
+        .applied(head.operation_id, confirmed, conflicts);
+    assert!(writes.len() <= 3 + LOADED_IN_LINE, "{writes:?}");
+    device.store(writes);
+    assert_eq!(device.queue.in_line(), 40);
+    assert_eq!(
+        device.local().settings.theme,
+        Theme::Light,
+        "a later change of the field still shows"
+    );
+    device.restart();
+    device.drain(&mut server);
+    assert_eq!(server.applied.len(), 41);
+    assert_eq!(device.local(), server.record.profile);
+    assert_eq!(device.queue.summary().last_seq, 41, "places are not reused");
+}
+
+#[test]
+fn a_summary_left_behind_by_an_earlier_release_is_told_apart() {
+    let server = Server::new();
+    let mut device = Device::new(&server, 0xD00);
+    device.change(name("Bo"), T0).unwrap();
+    device.change(FieldValue::Sound(true), T0 + 1).unwrap();
+    device.change(name("Cy"), T0 + 2).unwrap();
+    let held: Vec<QueuedOperation> = device.stored_ops.values().cloned().collect();
+    let summary = device.stored_summary.clone();
+    assert!(summary.holds_for(&held[..2], Some(3)));
+    assert!(
+        summary.holds_for(&held, Some(3)),
+        "a page may hold more of the line"
+    );
+    // An earlier release queued a fourth change without a summary...
+    assert!(!summary.holds_for(&held[..2], Some(4)));
+    // ...or answered the head and the one after it.
+    assert!(!summary.holds_for(&held[2..], Some(3)));
 }

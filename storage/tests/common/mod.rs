@@ -56,3 +56,23 @@ pub async fn raw_read(database: &str, store: &str, method: &str) -> String {
     ))
     .await
 }
+
+/// Runs `body`, JS with `store` bound to `store` in a readwrite transaction, on
+/// `database` with the raw IndexedDB API (as a tab of another release would);
+/// resolves once that transaction has committed.
+pub async fn raw_write(database: &str, store: &str, body: &str) {
+    js(&format!(
+        "return new Promise((ok, fail) => {{
+           const open = indexedDB.open({database:?});
+           open.onerror = () => fail(open.error);
+           open.onsuccess = () => {{
+             const writing = open.result.transaction({store:?}, 'readwrite');
+             writing.oncomplete = () => {{ open.result.close(); ok('committed'); }};
+             writing.onabort = () => fail(writing.error);
+             const store = writing.objectStore({store:?});
+             {body}
+           }};
+         }});"
+    ))
+    .await;
+}
