@@ -6,6 +6,7 @@
 
 use crate::input_log::InputLog;
 use crate::mode::Mode;
+use crate::profile::Confirmed;
 use crate::prompt_id::PromptId;
 use crate::score::Stats;
 use serde::{Deserialize, Serialize};
@@ -46,6 +47,35 @@ pub struct SaveCreated {
     pub profile: Profile,
 }
 
+/// The save a browser plays as, from [`SaveCreated`]: the player and the token it sends
+/// as its bearer. Stored by the client apart from its outbox: the token is the player's
+/// secret.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Credentials {
+    pub player_id: Uuid,
+    pub token: Uuid,
+}
+
+impl From<&SaveCreated> for Credentials {
+    fn from(save: &SaveCreated) -> Credentials {
+        Credentials {
+            player_id: save.player_id,
+            token: save.token,
+        }
+    }
+}
+
+/// The profile a new (or newly linked) save starts from.
+impl From<&SaveCreated> for Confirmed {
+    fn from(save: &SaveCreated) -> Confirmed {
+        Confirmed {
+            version: save.version,
+            profile: save.profile.clone(),
+        }
+    }
+}
+
 /// `GET /api/saves/me`: the save, without its token, and the bests the server holds
 /// for it, so a client can resend what a server restored from a backup lacks.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -58,6 +88,16 @@ pub struct Save {
     pub week: i64,
     /// One entry per mode the player has a score in.
     pub bests: Vec<ServerBest>,
+}
+
+/// The profile the server holds for the save.
+impl From<&Save> for Confirmed {
+    fn from(save: &Save) -> Confirmed {
+        Confirmed {
+            version: save.version,
+            profile: save.profile.clone(),
+        }
+    }
 }
 
 /// The server's best values of one player in one mode.
@@ -125,6 +165,16 @@ pub struct ProfileAnswer {
     pub version: i64,
     pub profile: Profile,
     pub conflicts: Vec<Conflict>,
+}
+
+/// The profile after the operation.
+impl From<&ProfileAnswer> for Confirmed {
+    fn from(answer: &ProfileAnswer) -> Confirmed {
+        Confirmed {
+            version: answer.version,
+            profile: answer.profile.clone(),
+        }
+    }
 }
 
 /// `201` from `POST /api/devices/link-codes`: a one-time code another device enters

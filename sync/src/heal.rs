@@ -23,12 +23,8 @@ impl<T: Transport> Flush<'_, T> {
         };
         match self.transport.fetch_save(&credentials).await {
             Ok(save) => {
-                let confirmed = Confirmed {
-                    version: save.version,
-                    profile: save.profile.clone(),
-                };
                 self.db
-                    .update_profile_queue(|queue| ((), queue.confirm(confirmed)))
+                    .update_profile_queue(|queue| ((), queue.confirm(Confirmed::from(&save))))
                     .await?;
                 let delivered = self.db.delivered().await?;
                 let missing = missing_on_server(save.week, &save.bests, &delivered);

@@ -14,7 +14,7 @@
 //! [`Coordinator`] is a copyable handle to this state, provided in Leptos context; it
 //! publishes what the sync status shows as a [`SyncView`] signal.
 
-use super::records;
+use super::db;
 use keydo_core::Mode;
 use keydo_core::backoff::timer_delay_ms;
 use keydo_core::classify::ErrorCode;
@@ -66,6 +66,8 @@ pub struct Coordinator {
     view: RwSignal<SyncView>,
     /// Counts finished flushes, for what follows their answers (the profile).
     flushes: RwSignal<u64>,
+    /// Counts flushes that delivered a result, for what shows the server's boards.
+    delivered: RwSignal<u64>,
 }
 
 impl Coordinator {
@@ -76,6 +78,7 @@ impl Coordinator {
             state: StoredValue::new(State::default()),
             view: RwSignal::new(SyncView::default()),
             flushes: RwSignal::new(0),
+            delivered: RwSignal::new(0),
         };
         let on_online = window_event_listener_untyped("online", move |_| {
             coordinator.request(FlushKind::Reconnect);
@@ -95,6 +98,11 @@ impl Coordinator {
     /// Grows by one after every flush (reactive).
     pub fn flushes(&self) -> Signal<u64> {
         self.flushes.into()
+    }
+
+    /// Grows by one after every flush that delivered a result (reactive).
+    pub fn delivered(&self) -> Signal<u64> {
+        self.delivered.into()
     }
 
     /// A result or a profile change was durably saved: ask the service worker to
@@ -152,6 +160,9 @@ impl Coordinator {
             }
             coordinator.refresh_view().await;
             coordinator.flushes.try_update(|n| *n += 1);
+            if report.as_ref().is_ok_and(|report| report.delivered > 0) {
+                coordinator.delivered.try_update(|n| *n += 1);
+            }
             if let Some(at) = coordinator
                 .with(|s| s.coalescer.on_flush_finished(now_ms()))
                 .flatten()
@@ -182,7 +193,7 @@ impl Coordinator {
     fn refresh_view(&self) -> impl Future<Output = ()> + 'static {
         let view = self.view;
         async move {
-            let Ok(outbox) = records::outbox().await else {
+            let Ok(outbox) = db::outbox().await else {
                 return;
             };
             let last_error = outbox
@@ -203,7 +214,7 @@ impl Coordinator {
                 pending: outbox.len(),
                 last_error,
                 blocked,
-                held: records::held().await.unwrap_or_default(),
+                held: db::held().await.unwrap_or_default(),
             });
         }
     }
