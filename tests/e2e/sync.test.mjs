@@ -161,6 +161,8 @@ test('without Background Sync the page alone delivers', async () => {
     await t.context.setOffline(true);
     const value = await playGame(t.page, t.origin, { mode: 'quote', seed: seeds.quote });
     assert.equal(await t.page.evaluate(async () => (await navigator.serviceWorker.ready).sync), undefined);
+    // Counted as pending first, so the wait below cannot pass before the outbox is read.
+    await waitPending(t.page, 1);
     await t.context.setOffline(false);
     await waitPending(t.page, 0);
     assert.deepEqual(await board(t.server.origin, 'quote'), [value]);
