@@ -4,7 +4,6 @@
 
 use crate::services::api;
 use crate::services::profile::ProfileService;
-use crate::services::sync::Coordinator;
 use keydo_core::api::{Device, LinkCode};
 use leptos::prelude::*;
 use leptos::task::spawn_local;
@@ -54,12 +53,13 @@ fn ShowLinkCode() -> impl IntoView {
 /// Enters a code shown on the player's other device: this device joins that player.
 #[component]
 fn EnterLinkCode() -> impl IntoView {
-    let coordinator = expect_context::<Coordinator>();
     let profile = expect_context::<ProfileService>();
-    let (message, set_message) = signal(None::<(bool, String)>);
     let code = RwSignal::new(code_in_address().unwrap_or_default());
     // One key per code: a resend after a lost answer is the same request.
     let key = StoredValue::new((String::new(), Uuid::new_v4()));
+    let link = Action::new_local(move |(code, idempotency_key): &(String, Uuid)| {
+        profile.link_device(code.clone(), *idempotency_key)
+    });
     let submit = move |ev: leptos::ev::SubmitEvent| {
         ev.prevent_default();
         let entered = code.get_untracked();
@@ -70,31 +70,16 @@ fn EnterLinkCode() -> impl IntoView {
             key.set_value((entered.clone(), fresh));
             fresh
         });
-        spawn_local(async move {
-            let linked = match api::link_device(&entered, idempotency_key).await {
-                Ok(save) => {
-                    let name = save.profile.display_name.clone();
-                    match keydo_sync::adopt_save(save).await {
-                        Ok(_) => Ok(name),
-                        Err(error) => Err(error.to_string()),
-                    }
-                }
-                Err(words) => Err(words),
-            };
-            set_message.set(Some(match linked {
-                Ok(name) => {
-                    coordinator.saved();
-                    profile.reload();
-                    (
-                        true,
-                        format!(
-                            "This device now plays as {name}; its results go to that player too."
-                        ),
-                    )
-                }
-                Err(words) => (false, words),
-            }));
-        });
+        link.dispatch((entered, idempotency_key));
+    };
+    let message = move || {
+        link.value().get().map(|linked| match linked {
+            Ok(name) => (
+                true,
+                format!("This device now plays as {name}; its results go to that player too."),
+            ),
+            Err(words) => (false, words),
+        })
     };
     view! {
         <form class="link-form" on:submit=submit>
@@ -103,7 +88,7 @@ fn EnterLinkCode() -> impl IntoView {
                     spellcheck="false" bind:value=code/>
             </label>
             <button type="submit" data-testid="link-code-submit">"Link this device"</button>
-            {move || message.get().map(|(ok, words)| view! {
+            {move || message().map(|(ok, words)| view! {
                 <p class=if ok { "form-ok" } else { "form-error" } role="status" data-testid="link-result">{words}</p>
             })}
         </form>

@@ -3,10 +3,12 @@
 //!
 //! Never cached (the service worker leaves `/api` alone): offline, the board says
 //! so instead of showing stale ranks. The player's own row is highlighted, and
-//! their rank is shown even when it is below the list.
+//! their rank is shown even when it is below the list. After a game the board shows
+//! that game's mode, and it is fetched again whenever results were seen delivered.
 
 use crate::services::api::{self, BoardUnavailable};
 use crate::services::profile::ProfileService;
+use crate::services::records::Records;
 use crate::services::sync::Coordinator;
 use keydo_core::Mode;
 use keydo_core::api::week::week_label;
@@ -16,17 +18,23 @@ use leptos::prelude::*;
 
 #[component]
 pub fn Leaderboard() -> impl IntoView {
-    let sync_view = expect_context::<Coordinator>().view();
-    // Changes whenever the outbox does, so a delivered score shows up.
-    let outbox_changed = Memo::new(move |_| sync_view.with(|v| v.pending));
+    // Grows whenever results were seen delivered (by this page, the worker or another tab).
+    let delivered = expect_context::<Coordinator>().delivered();
     // And whenever the server confirms a profile change, so a new name shows.
     let profile = expect_context::<ProfileService>().view();
     let profile_version = Memo::new(move |_| profile.with(|v| v.version));
     let (mode, set_mode) = signal(Mode::Time);
     let (board, set_board) = signal(Board::Weekly);
     let (refreshes, set_refreshes) = signal(0u32);
+    // After a game, the board of the mode just played.
+    let last_played = expect_context::<Records>().last_played();
+    Effect::new(move || {
+        if let Some(played) = last_played.get() {
+            set_mode.set(played);
+        }
+    });
     let fetched = LocalResource::new(move || {
-        outbox_changed.track();
+        delivered.track();
         profile_version.track();
         refreshes.track();
         api::leaderboard(mode.get(), board.get())
@@ -59,7 +67,13 @@ pub fn Leaderboard() -> impl IntoView {
                     >
                         {Mode::ALL
                             .into_iter()
-                            .map(|m| view! { <option value=m.id()>{m.name()}</option> })
+                            .map(|m| {
+                                view! {
+                                    <option value=m.id() prop:selected=move || mode.get() == m>
+                                        {m.name()}
+                                    </option>
+                                }
+                            })
                             .collect_view()}
                     </select>
                 </label>

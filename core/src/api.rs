@@ -8,6 +8,7 @@ use crate::game::input_log::InputLog;
 use crate::game::mode::Mode;
 use crate::game::prompt_id::PromptId;
 use crate::game::score::Stats;
+use crate::profile::Confirmed;
 use serde::{Deserialize, Serialize};
 use uuid::Uuid;
 
@@ -45,6 +46,35 @@ pub struct SaveCreated {
     pub profile: Profile,
 }
 
+/// The save a browser plays as, from [`SaveCreated`]: the player and the token it sends
+/// as its bearer. Stored by the client apart from its outbox: the token is the player's
+/// secret.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Credentials {
+    pub player_id: Uuid,
+    pub token: Uuid,
+}
+
+impl From<&SaveCreated> for Credentials {
+    fn from(save: &SaveCreated) -> Credentials {
+        Credentials {
+            player_id: save.player_id,
+            token: save.token,
+        }
+    }
+}
+
+/// The profile a new (or newly linked) save starts from.
+impl From<&SaveCreated> for Confirmed {
+    fn from(save: &SaveCreated) -> Confirmed {
+        Confirmed {
+            version: save.version,
+            profile: save.profile.clone(),
+        }
+    }
+}
+
 /// `GET /api/saves/me`: the save, without its token, and the bests the server holds
 /// for it, so a client can resend what a server restored from a backup lacks.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -57,6 +87,16 @@ pub struct Save {
     pub week: i64,
     /// One entry per mode the player has a score in.
     pub bests: Vec<ServerBest>,
+}
+
+/// The profile the server holds for the save.
+impl From<&Save> for Confirmed {
+    fn from(save: &Save) -> Confirmed {
+        Confirmed {
+            version: save.version,
+            profile: save.profile.clone(),
+        }
+    }
 }
 
 /// The server's best values of one player in one mode.
@@ -124,6 +164,16 @@ pub struct ProfileAnswer {
     pub version: i64,
     pub profile: Profile,
     pub conflicts: Vec<Conflict>,
+}
+
+/// The profile after the operation.
+impl From<&ProfileAnswer> for Confirmed {
+    fn from(answer: &ProfileAnswer) -> Confirmed {
+        Confirmed {
+            version: answer.version,
+            profile: answer.profile.clone(),
+        }
+    }
 }
 
 /// `201` from `POST /api/devices/link-codes`: a one-time code another device enters

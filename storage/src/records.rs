@@ -15,15 +15,8 @@ pub struct Profile {
     pub created_at: u64,
 }
 
-/// The server save this browser plays as: `POST /api/saves` answered these.
-///
-/// Stored under `meta`, never in the outbox: the token is the player's secret.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
-pub struct Credentials {
-    pub player_id: Uuid,
-    pub token: Uuid,
-}
+/// The server save this browser plays as, stored under `meta`, never in the outbox.
+pub use keydo_core::api::Credentials;
 
 /// The personal best of one mode.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]

@@ -9,7 +9,7 @@
 //! waiting worker to take over (`SKIP_WAITING`) when the player agrees.
 
 use crate::verify::fetch_verified;
-use crate::{Worker, on, promise, scope};
+use crate::{Worker, on, promise, scope, wait_until};
 use js_sys::{Array, Promise, Reflect};
 use std::rc::Rc;
 use wasm_bindgen::prelude::*;
@@ -41,16 +41,6 @@ pub fn listen(worker: &Rc<Worker>) {
             });
         }
     });
-}
-
-/// Keeps the worker alive until `work` settles, failing the event if it fails.
-pub fn wait_until(
-    event: &ExtendableEvent,
-    work: impl Future<Output = Result<(), JsValue>> + 'static,
-) {
-    let work = promise(async move { work.await.map(|()| JsValue::UNDEFINED) });
-    // Only throws when called outside the event's dispatch, which we never do.
-    let _ = event.wait_until(&work);
 }
 
 async fn fill_cache(worker: &Worker) -> Result<(), JsValue> {

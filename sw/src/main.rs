@@ -23,7 +23,7 @@ use std::rc::Rc;
 use wasm_bindgen::JsCast;
 use wasm_bindgen::prelude::*;
 use wasm_bindgen_futures::future_to_promise;
-use web_sys::ServiceWorkerGlobalScope;
+use web_sys::{ExtendableEvent, ServiceWorkerGlobalScope};
 
 /// What the listeners share for the life of the worker.
 pub struct Worker {
@@ -75,6 +75,13 @@ fn on<E: JsCast + 'static>(event: &str, mut handler: impl FnMut(E) + 'static) {
         .unwrap_throw();
     // The worker's listeners live as long as the worker.
     handler.forget();
+}
+
+/// Keeps the worker alive until `work` settles, failing the event if it fails.
+fn wait_until(event: &ExtendableEvent, work: impl Future<Output = Result<(), JsValue>> + 'static) {
+    let work = promise(async move { work.await.map(|()| JsValue::UNDEFINED) });
+    // Only throws when called outside the event's dispatch, which we never do.
+    let _ = event.wait_until(&work);
 }
 
 /// A promise settled by `work`, which runs on the microtask queue.

@@ -12,9 +12,8 @@
 //! help them. web-sys has no `SyncEvent`, so the tag is read through `Reflect`.
 
 use crate::config::FlushModule;
-use crate::lifecycle::wait_until;
 use crate::respond::cached;
-use crate::{Worker, on, scope};
+use crate::{Worker, on, scope, wait_until};
 use js_sys::{Object, Reflect};
 use std::rc::Rc;
 use wasm_bindgen::prelude::*;

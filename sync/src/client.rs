@@ -1,18 +1,19 @@
-//! The real [`Transport`]: the API over `fetch` (gloo-net), each request aborted
-//! after [`REQUEST_TIMEOUT_MS`], every failure turned into a [`Failure`] that knows
-//! whether the body was the API's own.
+//! The one HTTP client of KeyDo's browser code, the page's own calls and the sync's
+//! alike: [`call`] adds the save's bearer token, aborts a request after
+//! [`REQUEST_TIMEOUT_MS`], and turns every failure into a [`Failure`] that knows
+//! whether the body was the API's own (and keeps its message for the page to show).
+//! [`Http`] is the sync's [`Transport`] over it.
 
 use crate::Transport;
 use crate::deadline::Deadline;
 use gloo_net::http::{Request, RequestBuilder, Response};
 use keydo_core::api::{
-    CreateSave, ErrorBody, IDEMPOTENCY_KEY_HEADER, ProfileAnswer, Save, SaveCreated, ScoreAck,
-    ScoreSubmission,
+    CreateSave, Credentials, ErrorBody, IDEMPOTENCY_KEY_HEADER, ProfileAnswer, Save, SaveCreated,
+    ScoreAck, ScoreSubmission,
 };
 use keydo_core::profile::QueuedOperation;
 use keydo_core::sync::classify::{Failure, REQUEST_TIMEOUT_MS};
 use keydo_core::sync::outbox::OutboxEntry;
-use keydo_storage::Credentials;
 use serde::Serialize;
 use serde::de::DeserializeOwned;
 use uuid::Uuid;
@@ -25,7 +26,7 @@ impl Transport for Http {
     async fn create_save(&self, idempotency_key: Uuid) -> Result<SaveCreated, Failure> {
         let request = Request::post("/api/saves")
             .header(IDEMPOTENCY_KEY_HEADER, &idempotency_key.to_string());
-        send(request, Some(&CreateSave::default())).await
+        call(request, None, Some(&CreateSave::default())).await
     }
 
     async fn submit_score(
@@ -33,13 +34,19 @@ impl Transport for Http {
         credentials: &Credentials,
         entry: &OutboxEntry,
     ) -> Result<ScoreAck, Failure> {
-        let request = authorized(Request::post("/api/scores"), credentials);
-        send(request, Some(&ScoreSubmission::from(entry))).await
+        let submission = ScoreSubmission::from(entry);
+        call(
+            Request::post("/api/scores"),
+            Some(credentials),
+            Some(&submission),
+        )
+        .await
     }
 
     async fn fetch_save(&self, credentials: &Credentials) -> Result<Save, Failure> {
-        send(
-            authorized(Request::get("/api/saves/me"), credentials),
+        call(
+            Request::get("/api/saves/me"),
+            Some(credentials),
             None::<&()>,
         )
         .await
@@ -50,21 +57,22 @@ impl Transport for Http {
         credentials: &Credentials,
         operation: &QueuedOperation,
     ) -> Result<ProfileAnswer, Failure> {
-        let request = authorized(Request::patch("/api/saves/me"), credentials)
+        let request = Request::patch("/api/saves/me")
             .header(IDEMPOTENCY_KEY_HEADER, &operation.operation_id.to_string());
-        send(request, Some(&operation.request())).await
+        call(request, Some(credentials), Some(&operation.request())).await
     }
 }
 
-fn authorized(request: RequestBuilder, credentials: &Credentials) -> RequestBuilder {
-    request.header("Authorization", &format!("Bearer {}", credentials.token))
-}
-
-/// Sends `request` (with `body` as JSON) and reads the answer, all within the timeout.
-async fn send<T: DeserializeOwned>(
-    request: RequestBuilder,
+/// Sends `request` (as `credentials`' save when given, with `body` as JSON) and reads
+/// its JSON answer (an empty one reads as `null`), all within [`REQUEST_TIMEOUT_MS`].
+pub async fn call<T: DeserializeOwned>(
+    mut request: RequestBuilder,
+    credentials: Option<&Credentials>,
     body: Option<&impl Serialize>,
 ) -> Result<T, Failure> {
+    if let Some(credentials) = credentials {
+        request = request.header("Authorization", &format!("Bearer {}", credentials.token));
+    }
     let deadline = Deadline::start(REQUEST_TIMEOUT_MS).map_err(|_| Failure::Network)?;
     let request = request.abort_signal(Some(&deadline.signal()));
     let request = match body {
@@ -87,14 +95,17 @@ async fn send<T: DeserializeOwned>(
 async fn read<T: DeserializeOwned>(response: Response) -> Result<T, Failure> {
     if response.ok() {
         // A captive portal's 200 page is not the API's answer.
-        return response.json().await.map_err(|_| Failure::InvalidResponse);
+        let text = response
+            .text()
+            .await
+            .map_err(|_| Failure::InvalidResponse)?;
+        let text = if text.is_empty() { "null" } else { &text };
+        return serde_json::from_str(text).map_err(|_| Failure::InvalidResponse);
     }
     let retry_after = response.headers().get("retry-after");
     // Only the API's own error body carries a code; a proxy's page or JSON does not.
     let body: Option<ErrorBody> = response.json().await.ok();
-    Err(Failure::http(
-        response.status(),
-        body.as_ref().map(|b| b.error.code.as_str()),
-        retry_after.as_deref(),
-    ))
+    let code = body.as_ref().map(|b| b.error.code.as_str());
+    let failure = Failure::http(response.status(), code, retry_after.as_deref());
+    Err(failure.with_message(body.map(|b| b.error.message)))
 }

@@ -3,13 +3,14 @@
 //! line (docs/profile.md).
 
 use crate::{Http, Transport, lock};
+use keydo_core::api::{Credentials, SaveCreated};
 use keydo_core::profile::Confirmed;
 use keydo_core::sync::backoff::MAX_DELAY_MS;
 use keydo_core::sync::classify::{Disposition, Failure, Request, classify};
 use keydo_core::sync::coalesce::FlushKind;
 use keydo_core::sync::heal::is_heal_due;
 use keydo_core::sync::outbox::{OutboxEntry, next_retry_at};
-use keydo_storage::{Credentials, DATABASE, Db, SaveStart, StorageError};
+use keydo_storage::{DATABASE, Db, SaveStart, StorageError};
 use uuid::Uuid;
 
 /// What a flush did, for the coordinator's next timer and the UI.
@@ -215,19 +216,9 @@ impl<T: Transport> Flush<'_, T> {
         };
         match self.transport.create_save(idempotency_key).await {
             Ok(save) => {
-                let created = Credentials {
-                    player_id: save.player_id,
-                    token: save.token,
-                };
-                let confirmed = Confirmed {
-                    version: save.version,
-                    profile: save.profile,
-                };
                 // One connection for these steps: no network call between them.
                 let db = self.db().await?;
-                db.set_credentials(&created).await?;
-                db.update_profile_queue(|queue| ((), queue.adopt(confirmed)))
-                    .await?;
+                let created = adopt(&db, &save).await?;
                 // A new save holds nothing yet and this flush sends what is pending;
                 // after a renewal the flush re-queues the delivered bests too. So the
                 // next daily heal is due a day from now.
@@ -272,6 +263,16 @@ impl<T: Transport> Flush<'_, T> {
         }
         Ok(())
     }
+}
+
+/// This device now plays as `save`: its credentials are stored and its profile is the
+/// one confirmed.
+pub(crate) async fn adopt(db: &Db, save: &SaveCreated) -> Result<Credentials, SyncError> {
+    let credentials = Credentials::from(save);
+    db.set_credentials(&credentials).await?;
+    db.update_profile_queue(|queue| ((), queue.adopt(Confirmed::from(save))))
+        .await?;
+    Ok(credentials)
 }
 
 pub(crate) fn now_ms() -> u64 {

@@ -23,13 +23,9 @@ impl<T: Transport> Flush<'_, T> {
         };
         match self.transport.fetch_save(&credentials).await {
             Ok(save) => {
-                let confirmed = Confirmed {
-                    version: save.version,
-                    profile: save.profile.clone(),
-                };
                 // One connection for these steps: no network call between them.
                 let db = self.db().await?;
-                db.update_profile_queue(|queue| ((), queue.confirm(confirmed)))
+                db.update_profile_queue(|queue| ((), queue.confirm(Confirmed::from(&save))))
                     .await?;
                 let delivered = db.delivered().await?;
                 let missing = missing_on_server(save.week, &save.bests, &delivered);

@@ -9,6 +9,9 @@
 //! to record the failure. Once a day, and after the server forgot the save, it first re-queues the
 //! bests the server lacks. [`lock`] makes it one flush at a time across
 //! tabs and the worker.
+//!
+//! [`call`] is the one HTTP client of the page and the worker: the page's own API
+//! calls (the leaderboards, the devices) go through it too.
 
 mod client;
 mod deadline;
@@ -18,14 +21,14 @@ mod lock;
 mod profile;
 mod transport;
 
-pub use client::Http;
+pub use client::{Http, call};
 pub use flush::{FlushReport, SyncError, flush_outbox, flush_with};
 pub use transport::Transport;
 
 use keydo_core::api::SaveCreated;
 use keydo_core::profile::{Confirmed, ProfileQueue};
 use keydo_core::sync::outbox::OutboxEntry;
-use keydo_storage::{Credentials, Db};
+use keydo_storage::Db;
 use uuid::Uuid;
 
 /// The player discards a blocked result: it leaves the outbox for good (its history
@@ -41,19 +44,9 @@ pub async fn discard_blocked(score_id: Uuid) -> Result<Option<OutboxEntry>, Sync
 /// confirmed, and every best this device delivered goes into the outbox again, so
 /// the next flush sends it to that player and nothing earned here is lost. Returns
 /// how many were re-queued.
-pub async fn adopt_save(save: SaveCreated) -> Result<usize, SyncError> {
+pub async fn adopt_save(save: &SaveCreated) -> Result<usize, SyncError> {
     let db = Db::open().await?;
-    db.set_credentials(&Credentials {
-        player_id: save.player_id,
-        token: save.token,
-    })
-    .await?;
-    let confirmed = Confirmed {
-        version: save.version,
-        profile: save.profile,
-    };
-    db.update_profile_queue(|queue| ((), queue.adopt(confirmed)))
-        .await?;
+    flush::adopt(&db, save).await?;
     Ok(heal::requeue_delivered(&db, &[]).await?.len())
 }
 
@@ -68,13 +61,9 @@ pub async fn refresh_profile() -> Result<Option<ProfileQueue>, SyncError> {
     let Ok(save) = Http.fetch_save(&credentials).await else {
         return Ok(None);
     };
-    let confirmed = Confirmed {
-        version: save.version,
-        profile: save.profile,
-    };
     let (_, queue) = Db::open()
         .await?
-        .update_profile_queue(|queue| ((), queue.confirm(confirmed)))
+        .update_profile_queue(|queue| ((), queue.confirm(Confirmed::from(&save))))
         .await?;
     Ok(Some(queue))
 }

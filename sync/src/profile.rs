@@ -47,10 +47,7 @@ impl<T: Transport> Flush<'_, T> {
                 .await?;
             match sent {
                 Ok(answer) => {
-                    let confirmed = Confirmed {
-                        version: answer.version,
-                        profile: answer.profile,
-                    };
+                    let confirmed = Confirmed::from(&answer);
                     self.report.profile_sent += 1;
                     if answer.conflicts.iter().any(Conflict::lost) {
                         self.report.profile_conflicts += 1;

@@ -1,11 +1,10 @@
 //! The API calls the sync makes, as a seam: the flush talks to a [`Transport`],
 //! the real one over HTTP ([`crate::Http`]) or a scripted one in tests.
 
-use keydo_core::api::{ProfileAnswer, Save, SaveCreated, ScoreAck};
+use keydo_core::api::{Credentials, ProfileAnswer, Save, SaveCreated, ScoreAck};
 use keydo_core::profile::QueuedOperation;
 use keydo_core::sync::classify::Failure;
 use keydo_core::sync::outbox::OutboxEntry;
-use keydo_storage::Credentials;
 use uuid::Uuid;
 
 /// How the flush reaches the API. Every failure comes back as a [`Failure`] that

@@ -90,7 +90,10 @@ test('played offline: the best per mode reaches the server once back online', as
     assert.deepEqual(await board(t.server.origin, 'zh', 'weekly'), [zhFast]);
     assert.deepEqual(await board(t.server.origin, 'quote'), [quote]);
 
-    // The page's own leaderboard, fetched live, highlights the player's row...
+    // The page's own board shows the mode just played, fetched again once delivered...
+    assert.equal(await t.page.getByTestId('leaderboard-mode').inputValue(), 'quote');
+    await t.page.locator(`[data-testid="leaderboard"][data-value="${quote}"]`).waitFor();
+    // ...and, fetched live, highlights the player's row...
     await t.page.getByTestId('leaderboard-mode').selectOption('zh');
     await t.page.getByTestId('board-alltime').click();
     const row = t.page.locator(`[data-testid="leaderboard"][data-value="${zhFast}"]`);
@@ -158,6 +161,8 @@ test('without Background Sync the page alone delivers', async () => {
     await t.context.setOffline(true);
     const value = await playGame(t.page, t.origin, { mode: 'quote', seed: seeds.quote });
     assert.equal(await t.page.evaluate(async () => (await navigator.serviceWorker.ready).sync), undefined);
+    // Counted as pending first, so the wait below cannot pass before the outbox is read.
+    await waitPending(t.page, 1);
     await t.context.setOffline(false);
     await waitPending(t.page, 0);
     assert.deepEqual(await board(t.server.origin, 'quote'), [value]);

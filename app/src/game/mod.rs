@@ -1,8 +1,8 @@
 //! The typing game: pick a mode, type the prompt, see the result.
 //!
 //! [`Game`] owns what outlives one game (the mode, the corpora, the seeds) and shows
-//! either the game in play or the last result; the personal bests come from the
-//! records service. A restart
+//! either the game in play or the last result; when a game ends it has the records
+//! service record it, and the personal bests come from there. A restart
 //! (the Restart or Next button, Tab then Enter onto them, or Esc anywhere) starts a
 //! new game of the same mode with the next seed.
 
@@ -16,12 +16,14 @@ mod seed;
 mod texts;
 
 use crate::services::profile::ProfileService;
+use crate::services::records::Records;
 use keydo_core::Mode;
+use keydo_core::game::score;
 use leptos::ev;
 use leptos::prelude::*;
 use modes::ModePicker;
 use play::{Finished, Loading, Play};
-use result::ResultScreen;
+use result::{Recording, ResultScreen};
 use texts::Corpora;
 
 #[component]
@@ -30,7 +32,18 @@ pub fn Game() -> impl IntoView {
     let first_seed = seed::first_seed();
     let (mode, set_mode) = signal(Mode::Time);
     let (round, set_round) = signal(0u64);
-    let (finished, set_finished) = signal(None::<Finished>);
+    let (finished, set_finished) = signal(None::<(Finished, Recording)>);
+    let records = expect_context::<Records>();
+    // A result's recording belongs to the game, not to `Play` (gone once the result
+    // shows): each one is owned until the next game ends.
+    let game_owner = StoredValue::new(Owner::current().unwrap_or_default());
+    let recording = StoredValue::new(None::<Owner>);
+    let finish = move |done: Finished| {
+        let owner = game_owner.with_value(Owner::child);
+        let saving = owner.with(|| record(records, &done));
+        recording.set_value(Some(owner));
+        set_finished.set(Some((done, saving)));
+    };
 
     let restart = move || {
         set_finished.set(None);
@@ -67,8 +80,8 @@ pub fn Game() -> impl IntoView {
     on_cleanup(move || on_escape.remove());
 
     let stage = move || {
-        if let Some(finished) = finished.get() {
-            return view! { <ResultScreen finished on_restart=restart/> }.into_any();
+        if let Some((finished, saving)) = finished.get() {
+            return view! { <ResultScreen finished saving on_restart=restart/> }.into_any();
         }
         let mode = mode.get();
         let seed = seed::seed_of_round(first_seed, round.get());
@@ -82,7 +95,7 @@ pub fn Game() -> impl IntoView {
                 <Play
                     mode
                     assignment
-                    on_finish=move |done| set_finished.set(Some(done))
+                    on_finish=finish
                     on_restart=restart
                 />
             }
@@ -93,4 +106,16 @@ pub fn Game() -> impl IntoView {
         <ModePicker current=mode on_choose=choose/>
         <section class="stage" aria-label="Game">{stage}</section>
     }
+}
+
+/// Records a game the server would take; one it would refuse is only shown, with why.
+fn record(records: Records, done: &Finished) -> Recording {
+    let value = score::value(done.mode, &done.stats);
+    score::validate(done.mode, &done.stats, value)?;
+    Ok(records.record(
+        done.mode,
+        done.stats,
+        done.prompt.clone(),
+        done.input.clone(),
+    ))
 }

@@ -1,15 +1,17 @@
 //! The result screen: the speed the game is scored in (WPM, or 字/分) as the headline,
 //! then accuracy, raw speed, consistency and time (and for 中文 the 击键, 码长 and 回改
-//! 跟打 players compare; see [`keydo_core::game::figures`]) and the chart. The game is
-//! recorded in the browser database and "Saved" appears only once that write has
-//! committed ("Not saved yet" while a failed write waits for its next attempt). Games
-//! the server would refuse (too short, too fast, too inaccurate) are shown but not
-//! recorded, with the reason.
+//! 跟打 players compare; see [`keydo_core::game::figures`]) and the chart. It shows where
+//! recording the game stands (the game's finish handler records it): "Saved" appears
+//! only once that write has committed ("Not saved yet" while a failed write waits for
+//! its next attempt). Games the server would refuse (too short, too fast, too
+//! inaccurate) are shown but not recorded, with the reason.
+
+mod rows;
 
 use super::chart::SpeedChart;
 use super::play::Finished;
 use crate::services::profile::ProfileService;
-use crate::services::records::{Records, Saving};
+use crate::services::records::Saving;
 use crate::services::sync::Coordinator;
 use crate::wording;
 use keydo_core::game::figures::Figures;
@@ -17,22 +19,26 @@ use keydo_core::game::mode::{Language, value_digits};
 use keydo_core::game::score::{self, Implausible};
 use leptos::html::H2;
 use leptos::prelude::*;
+use rows::{FigureRow, figure_rows};
+
+/// Where recording the finished game stands: a signal that follows the write, or why
+/// the game is not recorded at all.
+pub type Recording = Result<ReadSignal<Saving>, Implausible>;
 
 #[component]
-pub fn ResultScreen(finished: Finished, on_restart: impl Fn() + Copy + 'static) -> impl IntoView {
+pub fn ResultScreen(
+    finished: Finished,
+    saving: Recording,
+    on_restart: impl Fn() + Copy + 'static,
+) -> impl IntoView {
     let Finished {
         mode,
         stats,
         samples,
         keys,
-        prompt,
-        input,
+        ..
     } = finished;
     let value = score::value(mode, &stats);
-    let saving = match score::validate(mode, &stats, value) {
-        Err(refused) => Err(refused),
-        Ok(_) => Ok(expect_context::<Records>().record(mode, stats, prompt, input)),
-    };
 
     // Focus lands on the heading, so Tab reaches "Next game" and Enter starts it.
     let heading_ref = NodeRef::<H2>::new();
@@ -46,46 +52,6 @@ pub fn ResultScreen(finished: Finished, on_restart: impl Fn() + Copy + 'static) 
     // The headline is the leaderboard's number: "126.34", the decimals set smaller.
     let digits = value_digits(value);
     let (whole, fraction) = digits.split_at(digits.find('.').unwrap_or(digits.len()));
-    let typed = stats.correct_chars + stats.errors;
-    let mut rows = vec![
-        (
-            "accuracy",
-            "Accuracy",
-            format!("{:.1} %", figures.accuracy * 100.0),
-        ),
-        ("raw", "Raw", mode.format_speed(figures.raw_speed)),
-        (
-            "consistency",
-            "Consistency",
-            figures
-                .consistency
-                .map_or_else(|| "—".to_owned(), |c| format!("{:.0} %", c * 100.0)),
-        ),
-        ("time", "Time", format!("{:.1} s", figures.seconds)),
-    ];
-    match mode.language() {
-        Language::Chinese => rows.extend([
-            (
-                "keys-per-second",
-                "击键",
-                format!("{:.2} /s", figures.keys_per_second),
-            ),
-            (
-                "keys-per-char",
-                "码长",
-                figures
-                    .keys_per_char
-                    .map_or_else(|| "—".to_owned(), |k| format!("{k:.2}")),
-            ),
-            ("corrections", "回改", figures.corrections.to_string()),
-            ("typed", "字数", format!("{typed} 字")),
-            ("errors", "错字", stats.errors.to_string()),
-        ]),
-        Language::English => rows.extend([
-            ("typed", "Characters", typed.to_string()),
-            ("errors", "Errors", stats.errors.to_string()),
-        ]),
-    }
     // The player's input method, from their settings: 跟打 results are read with it.
     let input_method = (mode.language() == Language::Chinese)
         .then(|| {
@@ -95,14 +61,10 @@ pub fn ResultScreen(finished: Finished, on_restart: impl Fn() + Copy + 'static) 
                     .with_untracked(|v| v.profile.settings.input_method.clone())
             })
         })
-        .flatten()
-        .filter(|label| !label.is_empty());
-    if let Some(label) = input_method {
-        rows.push(("input-method", "输入法", label));
-    }
-    let rows = rows
+        .flatten();
+    let rows = figure_rows(mode, &stats, &figures, input_method.as_deref())
         .into_iter()
-        .map(|(id, name, figure)| {
+        .map(|FigureRow { id, name, figure }| {
             view! { <div><dt>{name}</dt><dd data-testid=format!("figure-{id}")>{figure}</dd></div> }
         })
         .collect_view();
@@ -136,7 +98,7 @@ pub fn ResultScreen(finished: Finished, on_restart: impl Fn() + Copy + 'static) 
 
 /// "Saving…" (or "Not saved yet"), then "Saved" (and "New personal best"), or why not.
 #[component]
-fn SavingStatus(saving: Result<ReadSignal<Saving>, Implausible>) -> impl IntoView {
+fn SavingStatus(saving: Recording) -> impl IntoView {
     let saving = match saving {
         Err(refused) => {
             return view! {

@@ -1,10 +1,13 @@
 //! The page's one boundary for I/O. Components render and dispatch; everything that
 //! leaves the page's memory goes through here:
-//! - [`records`]: the browser database (IndexedDB `keydo`, through `keydo-storage`):
-//!   finished games, personal bests, what the sync status shows of the outbox;
+//! - [`records`]: finished games recorded in the browser database (IndexedDB `keydo`,
+//!   through `keydo-storage`), and the personal bests;
+//! - [`db`]: the database reads the other services share: the outbox and held
+//!   results the sync status shows, the save's credentials;
 //! - [`api`]: every `/api` call the page makes itself (the leaderboards, the
-//!   devices), with the token, a timeout and the API's error body read in one place;
-//! - [`profile`]: the name and settings, changed through the operation outbox;
+//!   devices), through `keydo-sync`'s one HTTP client, and their failures in words;
+//! - [`profile`]: the name and settings, changed through the operation outbox, and
+//!   linking this device to the player's other one;
 //! - [`sync`]: the coordinator that decides when `keydo-sync` flushes the outbox;
 //! - [`shell`]: the service worker (registration, updates) and persistent storage;
 //! - [`texts`]: the text corpora the prompts are made from.
@@ -12,6 +15,7 @@
 //! [`provide`] starts them once and puts the stateful ones in Leptos context.
 
 pub mod api;
+pub mod db;
 pub mod profile;
 pub mod records;
 pub mod shell;

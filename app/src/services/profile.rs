@@ -7,8 +7,11 @@
 //! a restart; the coordinator delivers it (and registers Background Sync). The page
 //! asks the server for changes made on the player's other devices every
 //! [`POLL_INTERVAL`] while it is visible and online, and whenever it becomes visible:
-//! there is no push channel, and a profile changes rarely.
+//! there is no push channel, and a profile changes rarely. Linking this device to the
+//! player's other device ([`ProfileService::link_device`]) makes that player's profile
+//! this device's.
 
+use super::api;
 use super::sync::Coordinator;
 use keydo_core::profile::{Changes, Profile, ProfileQueue, QueuedOperation};
 use keydo_storage::{Db, StorageError};
@@ -119,6 +122,21 @@ impl ProfileService {
             }
         });
         Ok(())
+    }
+
+    /// This device joins the player whose other device shows `code` (docs/profile.md,
+    /// "Devices"): it plays as that player's save from now on, with that profile, and
+    /// the bests earned here go to that player too. Resolves to the player's name, or
+    /// to what went wrong in words. A resend after a lost answer uses the same
+    /// `idempotency_key`.
+    pub async fn link_device(self, code: String, idempotency_key: Uuid) -> Result<String, String> {
+        let save = api::link_device(&code, idempotency_key).await?;
+        keydo_sync::adopt_save(&save)
+            .await
+            .map_err(|error| error.to_string())?;
+        self.coordinator.saved();
+        self.reload();
+        Ok(save.profile.display_name)
     }
 
     /// The player read a notice.

@@ -1,7 +1,7 @@
-//! The browser database (IndexedDB `keydo`, through `keydo-storage`) as the page uses
+//! The browser database (IndexedDB `keydo`, through `keydo-storage`) as the game uses
 //! it: each finished game is recorded — history, personal best and sync outbox in one
-//! transaction — the personal bests are kept for the mode buttons, and the sync status
-//! and the leaderboard read the outbox and the save's credentials here.
+//! transaction — and the personal bests are kept for the mode buttons. (The reads the
+//! other services share are in [`super::db`].)
 //!
 //! A write that fails for a passing reason (the storage quota is used up, another tab
 //! blocks a schema upgrade) loses nothing: the game stays in this tab's memory and
@@ -15,7 +15,7 @@
 use super::sync::Coordinator;
 use keydo_core::sync::outbox::OutboxEntry;
 use keydo_core::{InputLog, Mode, PromptId, Stats};
-use keydo_storage::{Credentials, Db, HeldResult, Recorded, StorageError};
+use keydo_storage::{Db, Recorded, StorageError};
 use leptos::ev;
 use leptos::prelude::*;
 use leptos::task::spawn_local;
@@ -37,6 +37,8 @@ pub struct Records {
     /// Finished games whose write failed and that live only in this tab until a retry
     /// commits them.
     unsaved: RwSignal<usize>,
+    /// The mode of the last game recorded in this page.
+    last_played: RwSignal<Option<Mode>>,
     coordinator: Coordinator,
 }
 
@@ -76,6 +78,7 @@ impl Records {
         let records = Records {
             bests: RwSignal::new(Vec::new()),
             unsaved: RwSignal::new(0),
+            last_played: RwSignal::new(None),
             coordinator,
         };
         spawn_local(async move {
@@ -107,6 +110,11 @@ impl Records {
         self.unsaved.into()
     }
 
+    /// The mode of the last game recorded in this page, once one was (reactive).
+    pub fn last_played(&self) -> Signal<Option<Mode>> {
+        self.last_played.into()
+    }
+
     /// Writes a game that just ended durably — trying again until it commits — then
     /// has the sync deliver it. The signal follows the write: "saved" means committed.
     pub fn record(
@@ -126,6 +134,7 @@ impl Records {
             input,
         };
         let score_id = game.score_id;
+        self.last_played.set(Some(mode));
         let saving = RwSignal::new(Saving::Pending);
         let records = *self;
         spawn_local(async move {
@@ -196,23 +205,6 @@ fn retry_delay(failures: u32) -> Duration {
 
 async fn stored_bests() -> Result<Vec<(Mode, i64)>, StorageError> {
     Db::open().await?.bests().await
-}
-
-/// Every outbox entry, sendable and blocked.
-pub async fn outbox() -> Result<Vec<OutboxEntry>, StorageError> {
-    Db::open().await?.outbox().await
-}
-
-/// The results the server holds for review (docs/replay.md), newest first.
-pub async fn held() -> Result<Vec<HeldResult>, StorageError> {
-    Db::open().await?.held().await
-}
-
-/// The server save's credentials, if the sync has created one and the database can
-/// be read.
-pub async fn credentials() -> Option<Credentials> {
-    let db = Db::open().await.ok()?;
-    db.credentials().await.ok().flatten()
 }
 
 /// One attempt at recording `game`; resolves once the transaction has committed.

@@ -14,7 +14,7 @@
 //! [`Coordinator`] is a copyable handle to this state, provided in Leptos context; it
 //! publishes what the sync status shows as a [`SyncView`] signal.
 
-use super::records;
+use super::db;
 use keydo_core::Mode;
 use keydo_core::sync::backoff::timer_delay_ms;
 use keydo_core::sync::classify::ErrorCode;
@@ -66,6 +66,9 @@ pub struct Coordinator {
     view: RwSignal<SyncView>,
     /// Counts finished flushes, for what follows their answers (the profile).
     flushes: RwSignal<u64>,
+    /// Counts deliveries seen (a flush's report, or fewer results pending), for what
+    /// shows the server's boards.
+    delivered: RwSignal<u64>,
 }
 
 impl Coordinator {
@@ -76,6 +79,7 @@ impl Coordinator {
             state: StoredValue::new(State::default()),
             view: RwSignal::new(SyncView::default()),
             flushes: RwSignal::new(0),
+            delivered: RwSignal::new(0),
         };
         let on_online = window_event_listener_untyped("online", move |_| {
             coordinator.request(FlushKind::Reconnect);
@@ -95,6 +99,12 @@ impl Coordinator {
     /// Grows by one after every flush (reactive).
     pub fn flushes(&self) -> Signal<u64> {
         self.flushes.into()
+    }
+
+    /// Grows by one whenever results were seen delivered: by this page's flush, or by
+    /// the service worker or another tab, seen as fewer results pending (reactive).
+    pub fn delivered(&self) -> Signal<u64> {
+        self.delivered.into()
     }
 
     /// A result or a profile change was durably saved: ask the service worker to
@@ -150,8 +160,11 @@ impl Coordinator {
             if let Err(error) = &report {
                 web_sys::console::error_1(&format!("keydo: sync failed: {error}").into());
             }
-            coordinator.refresh_view().await;
+            let fewer_pending = coordinator.reread().await;
             coordinator.flushes.try_update(|n| *n += 1);
+            if !fewer_pending && report.as_ref().is_ok_and(|report| report.delivered > 0) {
+                coordinator.delivered.try_update(|n| *n += 1);
+            }
             if let Some(at) = coordinator
                 .with(|s| s.coalescer.on_flush_finished(now_ms()))
                 .flatten()
@@ -180,32 +193,47 @@ impl Coordinator {
 
     /// Re-reads the outbox into the view.
     fn refresh_view(&self) -> impl Future<Output = ()> + 'static {
-        let view = self.view;
+        let coordinator = *self;
         async move {
-            let Ok(outbox) = records::outbox().await else {
-                return;
-            };
-            let last_error = outbox
-                .iter()
-                .filter(|e| !e.sync.blocked)
-                .find_map(|e| e.sync.last_error.clone());
-            let blocked = outbox
-                .iter()
-                .filter(|e| e.sync.blocked)
-                .map(|e| BlockedResult {
-                    score_id: e.score_id,
-                    mode: e.mode,
-                    value: e.value,
-                    code: e.sync.last_error.clone(),
-                })
-                .collect();
-            view.try_set(SyncView {
-                pending: outbox.len(),
-                last_error,
-                blocked,
-                held: records::held().await.unwrap_or_default(),
-            });
+            coordinator.reread().await;
         }
+    }
+
+    /// Re-reads the outbox into the view. Fewer results pending than the view showed
+    /// means some were delivered, by this page or by the service worker, which tells
+    /// the page nothing else: that bumps `delivered` too. Returns whether it did.
+    async fn reread(self) -> bool {
+        let view = self.view;
+        let Ok(outbox) = db::outbox().await else {
+            return false;
+        };
+        let last_error = outbox
+            .iter()
+            .filter(|e| !e.sync.blocked)
+            .find_map(|e| e.sync.last_error.clone());
+        let blocked = outbox
+            .iter()
+            .filter(|e| e.sync.blocked)
+            .map(|e| BlockedResult {
+                score_id: e.score_id,
+                mode: e.mode,
+                value: e.value,
+                code: e.sync.last_error.clone(),
+            })
+            .collect();
+        let held = db::held().await.unwrap_or_default();
+        let before = view.try_get_untracked().map(|shown| shown.pending);
+        view.try_set(SyncView {
+            pending: outbox.len(),
+            last_error,
+            blocked,
+            held,
+        });
+        let fewer_pending = before.is_some_and(|before| outbox.len() < before);
+        if fewer_pending {
+            self.delivered.try_update(|n| *n += 1);
+        }
+        fewer_pending
     }
 
     /// Runs `f` on the state; `None` once the page's owner is gone.

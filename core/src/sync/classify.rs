@@ -38,6 +38,8 @@ pub enum Failure {
         api_code: Option<ErrorCode>,
         /// From the `Retry-After` header, in milliseconds, whoever sent it.
         retry_after_ms: Option<u64>,
+        /// The message of the API's error body, for a page to show; never stored.
+        message: Option<String>,
     },
 }
 
@@ -57,7 +59,17 @@ impl Failure {
             status,
             api_code: api_body_code.and_then(ErrorCode::new),
             retry_after_ms,
+            message: None,
         }
+    }
+
+    /// The same failure with the message of the API's error body, if it is an error
+    /// status.
+    pub fn with_message(mut self, body_message: Option<String>) -> Failure {
+        if let Failure::Status { message, .. } = &mut self {
+            *message = body_message;
+        }
+        self
     }
 
     /// The code to persist and show.
@@ -415,5 +427,22 @@ mod tests {
         assert_eq!(json, r#""RATE_LIMITED""#);
         assert_eq!(serde_json::from_str::<ErrorCode>(&json).unwrap(), code);
         assert!(serde_json::from_str::<ErrorCode>(r#""Bearer abc""#).is_err());
+    }
+
+    #[test]
+    fn the_api_message_is_kept_for_the_page_and_changes_nothing_else() {
+        let plain = Failure::http(422, Some("TOO_FAST"), None);
+        let told = plain
+            .clone()
+            .with_message(Some("Typed too fast.".to_owned()));
+        assert!(
+            matches!(&told, Failure::Status { message: Some(m), .. } if m == "Typed too fast.")
+        );
+        assert_eq!(told.code(), plain.code());
+        assert_eq!(classify(SCORE, &told), classify(SCORE, &plain));
+        assert_eq!(
+            Failure::Network.with_message(Some("lost".to_owned())),
+            Failure::Network
+        );
     }
 }

@@ -1,0 +1,27 @@
+//! The reads of the browser database (IndexedDB `keydo`, through `keydo-storage`)
+//! that more than one service shares: what the sync status shows of the outbox, and
+//! the save's credentials the page's own API calls send.
+//!
+//! Every read opens its own connection, which closes when it is dropped at the end
+//! of the read, so no open connection holds up a schema upgrade.
+
+use keydo_core::api::Credentials;
+use keydo_core::sync::outbox::OutboxEntry;
+use keydo_storage::{Db, HeldResult, StorageError};
+
+/// Every outbox entry, sendable and blocked.
+pub async fn outbox() -> Result<Vec<OutboxEntry>, StorageError> {
+    Db::open().await?.outbox().await
+}
+
+/// The results the server holds for review (docs/replay.md), newest first.
+pub async fn held() -> Result<Vec<HeldResult>, StorageError> {
+    Db::open().await?.held().await
+}
+
+/// The server save's credentials, if the sync has created one and the database can
+/// be read.
+pub async fn credentials() -> Option<Credentials> {
+    let db = Db::open().await.ok()?;
+    db.credentials().await.ok().flatten()
+}
