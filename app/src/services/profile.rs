@@ -24,7 +24,6 @@ use uuid::Uuid;
 pub const POLL_INTERVAL: Duration = Duration::from_secs(10);
 
 const PROFILE_WRITE: &str = "keydo:profile-write";
-const PROFILE_WRITE_START: &str = "keydo:profile-write:start";
 
 /// What the profile panel and the settings show.
 #[derive(Debug, Clone, PartialEq)]
@@ -100,9 +99,11 @@ impl ProfileService {
             let id = Uuid::new_v4();
             let now = js_sys::Date::now() as u64;
             // A `keydo:profile-write` performance measure spans the commit, for benchmarks.
+            // Each write has its own start mark: writes may overlap (docs/profile.md).
             let performance = window().performance();
+            let start_mark = format!("{PROFILE_WRITE}:start:{id}");
             if let Some(performance) = &performance {
-                let _ = performance.mark(PROFILE_WRITE_START);
+                let _ = performance.mark(&start_mark);
             }
             let queued = update(|queue| {
                 let writes = queue.queue(&changes, id, now);
@@ -110,7 +111,8 @@ impl ProfileService {
             })
             .await;
             if let Some(performance) = &performance {
-                let _ = performance.measure_with_start_mark(PROFILE_WRITE, PROFILE_WRITE_START);
+                let _ = performance.measure_with_start_mark(PROFILE_WRITE, &start_mark);
+                performance.clear_marks_with_mark_name(&start_mark);
             }
             match queued {
                 Ok((true, queue)) => {
