@@ -169,10 +169,11 @@ impl FromStr for Thresholds {
 /// Every reason to hold a result of `mode` worth `value` played with `timing`, in
 /// [`Hold::ALL`] order; empty when it goes straight to the boards.
 pub fn review(mode: Mode, value: i64, timing: &Timing, thresholds: &Thresholds) -> Vec<Hold> {
+    let key_intervals: Vec<u64> = timing.key_times.windows(2).map(|w| w[1] - w[0]).collect();
     let rules = [
         (Hold::Speed, value >= thresholds.value(mode)),
-        (Hold::Burst, has_burst(&timing.key_times)),
-        (Hold::Regular, is_regular(timing)),
+        (Hold::Burst, has_burst(&key_intervals)),
+        (Hold::Regular, is_regular(&key_intervals, &timing.commits)),
         (Hold::ImeSpeed, ime_too_fast(timing)),
         (Hold::ImeKeys, ime_keys_missing(&timing.commits)),
     ];
@@ -182,73 +183,60 @@ pub fn review(mode: Mode, value: i64, timing: &Timing, thresholds: &Thresholds) 
         .collect()
 }
 
-fn intervals(times: impl IntoIterator<Item = u64>) -> Vec<u64> {
-    let times: Vec<u64> = times.into_iter().collect();
-    times.windows(2).map(|w| w[1] - w[0]).collect()
-}
-
-fn has_burst(key_times: &[u64]) -> bool {
+fn has_burst(key_intervals: &[u64]) -> bool {
     let floor = WINDOW as u64 * BURST_FLOOR_MS;
-    intervals(key_times.iter().copied())
+    key_intervals
         .windows(WINDOW)
         .any(|window| window.iter().sum::<u64>() <= floor)
 }
 
-fn is_regular(timing: &Timing) -> bool {
-    let keys: Vec<f64> = intervals(timing.key_times.iter().copied())
-        .into_iter()
-        .map(|ms| ms as f64)
-        .collect();
-    let commits = &timing.commits;
-    let between: Vec<u64> = intervals(commits.iter().map(|commit| commit.at));
-    let per_char: Vec<f64> = between
-        .iter()
-        .zip(&commits[1.min(commits.len())..])
-        .map(|(&ms, commit)| ms as f64 / f64::from(commit.chars))
-        .collect();
-    let between: Vec<f64> = between.into_iter().map(|ms| ms as f64).collect();
-    let metronome = |series: &[f64], window, min_windows, max_cv| {
-        median_variation(series, window, min_windows).is_some_and(|cv| cv <= max_cv)
-    };
+fn is_regular(key_intervals: &[u64], commits: &[Commit]) -> bool {
     // A composition's commit stands for several keys, whose sum evens its interval
     // out: a game with compositions is judged by its commits alone.
     let keys_are_keys = commits
         .iter()
         .all(|commit| commit.composition_keys.is_none());
-    (keys_are_keys && metronome(&keys, WINDOW, MIN_WINDOWS, REGULAR_MAX_CV))
-        || [between, per_char].iter().any(|series| {
-            metronome(
-                series,
-                COMMIT_WINDOW,
-                COMMIT_MIN_WINDOWS,
-                COMMIT_REGULAR_MAX_CV,
-            )
-        })
+    if keys_are_keys && median_variation(key_intervals, WINDOW, MIN_WINDOWS) <= REGULAR_MAX_CV {
+        return true;
+    }
+    let between: Vec<u64> = commits.windows(2).map(|w| w[1].at - w[0].at).collect();
+    // Per character in µs: precise enough for a coefficient of variation.
+    let per_char: Vec<u64> = commits
+        .windows(2)
+        .map(|w| (w[1].at - w[0].at) * 1_000 / u64::from(w[1].chars))
+        .collect();
+    [between, per_char].iter().any(|series| {
+        median_variation(series, COMMIT_WINDOW, COMMIT_MIN_WINDOWS) <= COMMIT_REGULAR_MAX_CV
+    })
 }
 
 /// The median coefficient of variation over non-overlapping windows of `window` values
-/// of `series`; none with fewer than `min_windows` windows.
-fn median_variation(series: &[f64], window: usize, min_windows: usize) -> Option<f64> {
+/// of `series`; infinite (no metronome) with fewer than `min_windows` windows.
+fn median_variation(series: &[u64], window: usize, min_windows: usize) -> f64 {
     let mut cvs: Vec<f64> = series
         .chunks_exact(window)
         .map(coefficient_of_variation)
         .collect();
     if cvs.len() < min_windows {
-        return None;
+        return f64::INFINITY;
     }
     cvs.sort_by(f64::total_cmp);
-    Some(cvs[cvs.len() / 2])
+    cvs[cvs.len() / 2]
 }
 
 /// Standard deviation / mean; a window of nothing but zeros counts as irregular (it is
 /// a burst, judged by its own rule).
-fn coefficient_of_variation(window: &[f64]) -> f64 {
+fn coefficient_of_variation(window: &[u64]) -> f64 {
     let n = window.len() as f64;
-    let mean = window.iter().sum::<f64>() / n;
+    let mean = window.iter().sum::<u64>() as f64 / n;
     if mean == 0.0 {
         return f64::INFINITY;
     }
-    let variance = window.iter().map(|&x| (x - mean).powi(2)).sum::<f64>() / n;
+    let variance = window
+        .iter()
+        .map(|&x| (x as f64 - mean).powi(2))
+        .sum::<f64>()
+        / n;
     variance.sqrt() / mean
 }
 
