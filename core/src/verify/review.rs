@@ -20,7 +20,8 @@
 //!   character (a script that waits in proportion to what it commits). A commit may
 //!   sum several keys, which evens its interval out, so this bound is
 //!   [`COMMIT_REGULAR_MAX_CV`]; for the same reason a game with IME compositions (whose
-//!   commits are not single keys) is judged by its commits alone.
+//!   commits are not single keys) is judged by its commits alone, and a game whose
+//!   every commit is one key by its keys alone.
 //! - [`Hold::ImeSpeed`]: inside IME compositions, at least [`IME_MAX_KEYS_PER_SECOND`]
 //!   keys per second (over at least [`IME_MIN_KEYS`] keys), or at least
 //!   [`IME_MAX_CHARS_PER_SECOND`] 字 per second (over at least [`IME_MIN_CHARS`] 字).
@@ -198,6 +199,10 @@ fn is_regular(key_intervals: &[u64], commits: &[Commit]) -> bool {
         .all(|commit| commit.composition_keys.is_none());
     if keys_are_keys && median_variation(key_intervals, WINDOW, MIN_WINDOWS) <= REGULAR_MAX_CV {
         return true;
+    }
+    // Commits of one key each are the keys, already judged at the keys' tighter bound.
+    if keys_are_keys && commits.iter().all(|commit| commit.chars == 1) {
+        return false;
     }
     let between: Vec<u64> = commits.windows(2).map(|w| w[1].at - w[0].at).collect();
     // Per character in µs: precise enough for a coefficient of variation.
