@@ -1,8 +1,8 @@
 //! Verifying a submitted result: its times, its prompt, its log's size, its replay,
 //! its commits, the human limits and the review rules, in that order
-//! (docs/replay.md). Pure: the server passes its
-//! clock in and stores what comes out; it checks the time against the save's creation
-//! ([`check_played_after_save`]) where it reads the save, inside the write.
+//! (docs/replay.md). Pure: the server passes its clock in and stores what comes out; it
+//! checks the time against the save's creation ([`check_played_after_save`]) where it
+//! reads the save, inside the write.
 
 pub mod bounds;
 pub mod replay;

@@ -226,6 +226,26 @@ mod tests {
     }
 
     #[test]
+    fn a_composition_end_without_its_start_still_counts_its_keys() {
+        let p = prompt("学而");
+        let mut page = Session::new(Mode::Zh, &p);
+        for text in ["x", "xu", "xue"] {
+            page.composition_update(text);
+        }
+        page.composition_end("学而", 1_000);
+        let timing = replay(Mode::Zh, &p, &page.input_log()).unwrap().timing;
+        assert_eq!((timing.composition_keys, timing.composition_ms), (3, 0));
+        assert_eq!(
+            timing.commits,
+            [Commit {
+                at: 0,
+                chars: 2,
+                composition_keys: Some(3)
+            }]
+        );
+    }
+
+    #[test]
     fn a_time_game_ends_sixty_seconds_after_its_first_key() {
         let p = prompt("aa bb cc dd ee ff gg");
         let mut page = Session::new(Mode::Time, &p);
