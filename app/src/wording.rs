@@ -100,6 +100,12 @@ fn api_words(code: ApiCode) -> &'static str {
         ApiCode::InputLogInvalid => {
             "The record of your typing arrived damaged, so the server could not replay it."
         }
+        ApiCode::InputLogTooLarge => {
+            "The record of your typing was far larger than this text needs."
+        }
+        ApiCode::CommitTooLong => {
+            "Your input method put in more text at once than any input method commits."
+        }
         ApiCode::IncompleteGame => "The game ended before its whole text was typed.",
         ApiCode::ReplayMismatch => "Replaying your typing did not give this score.",
         ApiCode::UnknownPrompt => "The server does not know this game's text.",

@@ -1,5 +1,6 @@
 //! What verifying one submitted result costs the server: rebuilding its prompt,
-//! replaying its input log through `Session`, and the review rules (docs/replay.md).
+//! bounding its log, replaying it through `Session`, and the review rules
+//! (docs/replay.md).
 //!
 //! `cargo bench -p keydo-core --bench replay`
 

@@ -18,9 +18,10 @@
 //!   backoff, trigger coalescing, and restore healing.
 //! * `profile`: the profile that follows the player: its fields and settings, the
 //!   server's conflict policies, and the client's queue of changes.
-//! * `verify`: how the server checks a submitted result: the replay of its input log
-//!   (`verify::replay`), the review rules (`verify::review`), and the simulated typist
-//!   tests and benchmarks play with (`verify::simulate`, feature `simulate`).
+//! * `verify`: how the server checks a submitted result: what a log may hold
+//!   (`verify::bounds`), the replay of its input log (`verify::replay`), the review
+//!   rules (`verify::review`), and the simulated typist tests and benchmarks play with
+//!   (`verify::simulate`, feature `simulate`).
 //!
 //! The types nearly every caller needs are re-exported here.
 

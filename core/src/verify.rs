@@ -1,8 +1,10 @@
-//! Verifying a submitted result: its times, its prompt, its replay, the human limits
-//! and the review rules, in that order (docs/replay.md). Pure: the server passes its
-//! clock in and stores what comes out; it checks the time against the save's creation
-//! ([`check_played_after_save`]) where it reads the save, inside the write.
+//! Verifying a submitted result: its times, its prompt, its log's size, its replay,
+//! its commits, the human limits and the review rules, in that order
+//! (docs/replay.md). Pure: the server passes its clock in and stores what comes out; it
+//! checks the time against the save's creation ([`check_played_after_save`]) where it
+//! reads the save, inside the write.
 
+pub mod bounds;
 pub mod replay;
 pub mod review;
 #[cfg(feature = "simulate")]
@@ -70,6 +72,8 @@ pub fn verify(submission: &ScoreSubmission, context: &Context<'_>) -> Result<Ver
         .corpora
         .prompt(submission.mode, prompt_id)
         .map_err(|unknown| Refusal::new(ApiCode::UnknownPrompt, unknown.to_string()))?;
+    bounds::check_log_size(submission.mode, &prompt, log.as_bytes().len())
+        .map_err(|too_large| Refusal::new(ApiCode::InputLogTooLarge, too_large.to_string()))?;
     let replayed = replay::replay(submission.mode, &prompt, log).map_err(|error| {
         let code = match error {
             ReplayError::Unfinished { .. } => ApiCode::IncompleteGame,
@@ -77,6 +81,8 @@ pub fn verify(submission: &ScoreSubmission, context: &Context<'_>) -> Result<Ver
         };
         Refusal::new(code, error.to_string())
     })?;
+    bounds::check_commits(submission.mode, &replayed.timing)
+        .map_err(|too_long| Refusal::new(ApiCode::CommitTooLong, too_long.to_string()))?;
     if replayed.value != submission.value {
         return Err(Refusal::new(
             ApiCode::ReplayMismatch,

@@ -115,8 +115,8 @@ pub struct ServeArgs {
     #[arg(long, env = "KEYDO_TOKEN_CACHE_SECS", default_value_t = 60)]
     pub token_cache_secs: u64,
 
-    /// Speeds above which a verified result waits for an operator's review before it
-    /// reaches the public boards, per mode (WPM; 字/分 for zh). Modes left out keep 200.
+    /// Speeds at or above which a verified result waits for an operator's review before
+    /// it reaches the public boards, per mode (WPM; 字/分 for zh). Modes left out keep 200.
     #[arg(
         long,
         env = "KEYDO_REVIEW_THRESHOLDS",

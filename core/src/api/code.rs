@@ -106,6 +106,10 @@ api_codes! {
     InputLogMissing = "INPUT_LOG_MISSING", 422, true;
     /// The input log cannot be read, or holds edits the game would not have recorded.
     InputLogInvalid = "INPUT_LOG_INVALID", 422, true;
+    /// The input log is far larger than its prompt needs (docs/replay.md).
+    InputLogTooLarge = "INPUT_LOG_TOO_LARGE", 422, true;
+    /// One `zh` commit put in more characters than an input method commits at once.
+    CommitTooLong = "COMMIT_TOO_LONG", 422, true;
     /// The prompt identity names no prompt of the result's mode.
     UnknownPrompt = "UNKNOWN_PROMPT", 422, true;
     /// Replaying the log does not finish the game (the prompt was not typed to its end).

@@ -29,9 +29,25 @@ pub struct Timing {
     /// keys at one instant); in `zh` every commit is one (an IME commits whole phrases).
     /// Deletions are keys in every mode.
     pub key_times: Vec<u64>,
-    /// Keys pressed inside IME compositions, and the time those compositions lasted.
+    /// Every edit that put text in, in order: a typed character, a multi-character
+    /// commit or an IME composition's commit. The rules read their rhythm and sizes
+    /// here, where a commit of many characters is one event.
+    pub commits: Vec<Commit>,
+    /// Keys pressed inside IME compositions, and the time those compositions lasted
+    /// (a composition's end without a start lasted no time).
     pub composition_keys: u64,
     pub composition_ms: u64,
+}
+
+/// One edit that put text in.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Commit {
+    /// When, in ms since the log's start.
+    pub at: u64,
+    /// How many characters (字 in `zh`) it put in.
+    pub chars: u32,
+    /// For an IME composition's commit: the keys pressed inside the composition.
+    pub composition_keys: Option<u32>,
 }
 
 impl Timing {
@@ -42,22 +58,30 @@ impl Timing {
         edit: LoggedEdit<'_>,
         composing_since: &mut Option<u64>,
     ) {
-        let keys = match edit {
-            LoggedEdit::Commit(text) => committed_keys(mode, text),
-            LoggedEdit::Backspace | LoggedEdit::DeleteWord => 1,
+        let (keys, commit) = match edit {
+            LoggedEdit::Commit(text) => (committed_keys(mode, text), Some((text, None))),
+            LoggedEdit::Backspace | LoggedEdit::DeleteWord => (1, None),
             LoggedEdit::CompositionStart => {
                 *composing_since = Some(at);
-                0
+                (0, None)
             }
             LoggedEdit::CompositionEnd { text, keys } => {
-                if let Some(since) = composing_since.take() {
-                    self.composition_ms += at - since;
-                    self.composition_keys += u64::from(keys);
-                }
-                committed_keys(mode, text)
+                // Counted even without a start: a log that leaves the start out must
+                // not leave its keys out of the IME rules.
+                let since = composing_since.take().unwrap_or(at);
+                self.composition_ms += at - since;
+                self.composition_keys += u64::from(keys);
+                (committed_keys(mode, text), Some((text, Some(keys))))
             }
         };
         self.key_times.extend(std::iter::repeat_n(at, keys));
+        if let Some((text, composition_keys)) = commit.filter(|(text, _)| !text.is_empty()) {
+            self.commits.push(Commit {
+                at,
+                chars: u32::try_from(text.chars().count()).unwrap_or(u32::MAX),
+                composition_keys,
+            });
+        }
     }
 }
 
@@ -198,6 +222,26 @@ mod tests {
         assert_eq!(
             u64::from(session.key_counts().pressed),
             timing.composition_keys
+        );
+    }
+
+    #[test]
+    fn a_composition_end_without_its_start_still_counts_its_keys() {
+        let p = prompt("学而");
+        let mut page = Session::new(Mode::Zh, &p);
+        for text in ["x", "xu", "xue"] {
+            page.composition_update(text);
+        }
+        page.composition_end("学而", 1_000);
+        let timing = replay(Mode::Zh, &p, &page.input_log()).unwrap().timing;
+        assert_eq!((timing.composition_keys, timing.composition_ms), (3, 0));
+        assert_eq!(
+            timing.commits,
+            [Commit {
+                at: 0,
+                chars: 2,
+                composition_keys: Some(3)
+            }]
         );
     }
 

@@ -32,6 +32,9 @@ pub struct Typist {
     /// `zh`: characters per IME composition, and keys pressed per character.
     pub zh_chars_per_commit: usize,
     pub zh_keys_per_char: u32,
+    /// `zh`: whether 字 come through IME compositions; if not, each is inserted on its
+    /// own, as the e2e and chaos typists insert them (CDP `Input.insertText`).
+    pub zh_composes: bool,
     pub seed: u64,
 }
 
@@ -46,6 +49,7 @@ impl Typist {
             mistake_every: 40,
             zh_chars_per_commit: 2,
             zh_keys_per_char: 3,
+            zh_composes: true,
             seed: u64::from(wpm),
         }
     }
@@ -129,7 +133,7 @@ pub fn play_prompt(mode: Mode, prompt: &Prompt, typist: &Typist) -> Session {
             page.wait(TIME_MODE_DURATION_MS);
             continue;
         }
-        if mode == Mode::Zh {
+        if mode == Mode::Zh && typist.zh_composes {
             let end = (caret + typist.zh_chars_per_commit).min(target.len());
             let text: String = target[caret..end].iter().collect();
             page.compose(&text, typist);
