@@ -41,10 +41,24 @@ pub enum Hold {
     Burst,
     Regular,
     ImeSpeed,
+    /// Set by the server, not by [`review`]: it would enter a board's top places.
+    TopPlace,
+    /// Set by the server: it beats the player's public best by the leap margin.
+    Leap,
+    /// Set by the server: its save has too little verified typing behind it.
+    LittleTyping,
 }
 
 impl Hold {
-    pub const ALL: [Hold; 4] = [Hold::Speed, Hold::Burst, Hold::Regular, Hold::ImeSpeed];
+    pub const ALL: [Hold; 7] = [
+        Hold::Speed,
+        Hold::Burst,
+        Hold::Regular,
+        Hold::ImeSpeed,
+        Hold::TopPlace,
+        Hold::Leap,
+        Hold::LittleTyping,
+    ];
 
     pub fn id(self) -> &'static str {
         match self {
@@ -52,13 +66,19 @@ impl Hold {
             Hold::Burst => "burst",
             Hold::Regular => "regular",
             Hold::ImeSpeed => "ime-speed",
+            Hold::TopPlace => "top-place",
+            Hold::Leap => "leap",
+            Hold::LittleTyping => "little-typing",
         }
     }
 
     /// Whether the hold is about timing no person produces (a suspicious result), not
-    /// merely an exceptional speed.
+    /// merely an exceptional speed or a place that matters (docs/replay.md).
     pub fn is_suspicious(self) -> bool {
-        self != Hold::Speed
+        !matches!(
+            self,
+            Hold::Speed | Hold::TopPlace | Hold::Leap | Hold::LittleTyping
+        )
     }
 
     pub fn parse(id: &str) -> Option<Hold> {
