@@ -160,7 +160,7 @@ fn game_worth(seed: u64, value: i64, played_at: i64) -> Value {
         .find(|&duration_ms| {
             let stats = Stats {
                 duration_ms,
-                ..probe.clone()
+                ..probe
             };
             score::value(Mode::Words, &stats) == value
         })
