@@ -16,8 +16,11 @@ use keydo_core::api::week::week_of;
 use keydo_core::game::corpora::Corpora;
 use keydo_core::game::score::{self, Stats};
 use keydo_core::{Mode, PromptId, Seed, Session};
+use keydo_server::capacity;
 use keydo_server::clock::Clock;
-use keydo_server::store::{Approval, Gates, Listing};
+use keydo_server::metrics::metrics;
+use keydo_server::settings::Alerts;
+use keydo_server::store::{Approval, Gates, Listing, Location};
 use serde_json::{Value, json};
 use std::net::SocketAddr;
 use std::num::NonZeroU32;
@@ -119,13 +122,22 @@ struct Save {
     name: String,
 }
 
+/// A person's uneven rhythm: intervals in proportion to these.
+const PERSON: &[u64] = &[95, 140, 60, 220, 80, 110, 45, 170, 100, 70];
+/// A script's fixed delay.
+const METRONOME: &[u64] = &[100];
+
 /// A `words` game on `seed`, every character typed right in a person's uneven rhythm,
 /// lasting exactly `duration_ms`, played (ended) at `played_at`.
 fn game_lasting(seed: u64, duration_ms: u64, played_at: i64) -> Value {
+    game_in_rhythm(PERSON, seed, duration_ms, played_at)
+}
+
+/// [`game_lasting`] with the intervals in proportion to `rhythm`, repeated.
+fn game_in_rhythm(rhythm: &[u64], seed: u64, duration_ms: u64, played_at: i64) -> Value {
     let id = PromptId::for_game(Mode::Words, Seed::new(seed).unwrap(), None);
     let prompt = Corpora::shipped().prompt(Mode::Words, &id).unwrap();
     let chars: Vec<char> = prompt.as_str().chars().collect();
-    let rhythm = [95, 140, 60, 220, 80, 110, 45, 170, 100, 70];
     let raw: Vec<u64> = rhythm
         .iter()
         .copied()
@@ -364,9 +376,51 @@ async fn verified_typing_is_the_typing_time_when_time_is_not_short() {
         }
         assert!(http.held(&save, &game_lasting(6, 45_000, later)).await);
         assert!(http.board("alltime").await.is_empty());
+        // Results stored before typing times were (migration V5) get theirs from their
+        // stats: forgetting them all changes nothing.
+        execute(&server, "UPDATE results SET typing_ms = NULL").await;
         // Now 344.999 s are behind it.
         assert!(!http.held(&save, &game_lasting(7, 45_000, later)).await);
         assert_eq!(names(&http.board("alltime").await), [save.name.as_str()]);
+    }
+}
+
+#[tokio::test]
+async fn a_scripts_typing_earns_nothing() {
+    for server in TestServer::on_every_database("script typing", only(min_typing())).await {
+        let http = Http(server.listen().await);
+        let created = server.clock.now_ms();
+        let save = http.create_save().await;
+        let later = created + 86_400_000;
+        server.clock.set(later);
+        // Ten minutes of a fixed delay: held as `regular`, and no verified typing.
+        for seed in 1..=10 {
+            let game = game_in_rhythm(METRONOME, seed, 60_000, later);
+            assert!(http.held(&save, &game).await);
+        }
+        let next = game_lasting(11, 60_000, later);
+        assert!(http.held(&save, &next).await);
+        assert_eq!(holds_of(&server, &next).await, ["little-typing"]);
+        assert!(http.board("alltime").await.is_empty());
+    }
+}
+
+/// Runs `statement` on the server's database, past the server.
+async fn execute(server: &TestServer, statement: &'static str) {
+    match server.location.clone() {
+        Location::Sqlite(path) => {
+            rusqlite::Connection::open(path)
+                .unwrap()
+                .execute(statement, [])
+                .unwrap();
+        }
+        // The synchronous client runs its own runtime, so not on this (async) thread.
+        Location::Postgres(url) => std::thread::spawn(move || {
+            let mut client = postgres::Client::connect(&url, postgres::NoTls).unwrap();
+            client.execute(statement, &[]).unwrap();
+        })
+        .join()
+        .unwrap(),
     }
 }
 
@@ -504,8 +558,20 @@ async fn a_flood_of_held_results_stays_within_its_bound() {
         assert!(server.count_rows("results WHERE state = 'held'").await <= 2 * 3);
         assert!(http.board("alltime").await.is_empty());
 
-        let after = store.capacity().await.unwrap();
+        let alerts = Alerts {
+            held_results: 6,
+            database_bytes: i64::MAX,
+        };
+        let after = capacity::refresh(&store, alerts).await.unwrap();
         assert!(after.held_results <= 6);
+        let metrics = metrics().encode();
+        for line in [
+            format!("keydo_review_queue_results {}", after.held_results),
+            "keydo_review_queue_alert_results 6".to_owned(),
+            format!("keydo_database_bytes {}", after.database_bytes),
+        ] {
+            assert!(metrics.contains(&line), "{line} in\n{metrics}");
+        }
         let grown = after.database_bytes - before.database_bytes;
         let log_bytes = game_worth(1, 9_000, now)["input"].as_str().unwrap().len();
         let per_result = grown as f64 / f64::from(stored);
