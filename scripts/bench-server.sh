@@ -70,7 +70,8 @@ start_server() { # log-filter
     rm -rf "$work/data"
     RUST_LOG=$1 "$server_bin" --addr "127.0.0.1:$port" --dist "$work/dist" --data-dir "$work/data" \
         --rate-limit-per-ip 1000000000 --rate-limit-per-identity 1000000000 \
-        --rate-limit-saves 1000000000 >"$work/server.log" 2>&1 &
+        --rate-limit-saves 1000000000 --rate-limit-held-per-save 1000000000 \
+        --rate-limit-held-per-ip 1000000000 >"$work/server.log" 2>&1 &
     pids+=($!)
     server_pid=$!
     server_url=http://127.0.0.1:$port

@@ -6,8 +6,8 @@
 use crate::client::{TrustedProxies, parse_network};
 use crate::connections::ConnectionLimits;
 use crate::origin;
-use crate::settings::{RateLimits, Settings};
-use crate::store::StoreOptions;
+use crate::settings::{Alerts, RateLimits, Settings};
+use crate::store::{Gates, StoreOptions, TopPlaces};
 use clap::{Args, Parser, Subcommand};
 use ipnet::IpNet;
 use keydo_core::verify::review::Thresholds;
@@ -123,6 +123,55 @@ pub struct ServeArgs {
         default_value = "time=200,words=200,quote=200,zh=200"
     )]
     pub review_thresholds: Thresholds,
+
+    #[command(flatten)]
+    pub gates: GateArgs,
+
+    #[command(flatten)]
+    pub alerts: AlertArgs,
+}
+
+/// Which results wait for review for where they would land (docs/replay.md, "Places
+/// that matter" and "The review queue"). Every rule compares with "at least".
+#[derive(Debug, Clone, Args)]
+pub struct GateArgs {
+    /// Board places that wait for review, per mode: a result that would place N-th or
+    /// better on the all-time or this week's board (a tie counting for it) is held.
+    /// Modes left out keep 10; 0 turns the rule off for a mode.
+    #[arg(
+        long,
+        env = "KEYDO_REVIEW_TOP_PLACES",
+        default_value = "time=10,words=10,quote=10,zh=10"
+    )]
+    pub review_top_places: TopPlaces,
+
+    /// A result at least this many percent above its player's public best in its mode
+    /// is held; 0 turns the rule off.
+    #[arg(long, env = "KEYDO_REVIEW_LEAP_PERCENT", default_value_t = 25)]
+    pub review_leap_percent: u32,
+
+    /// A save's results are held until it has this many seconds of verified typing
+    /// (never more than the time since the server created it); 0 turns the rule off.
+    #[arg(long, env = "KEYDO_REVIEW_MIN_TYPING_SECS", default_value_t = 300)]
+    pub review_min_typing_secs: u32,
+
+    /// Held results one save keeps waiting per mode, the best ones; a worse one is
+    /// kept without its log and waits for no one.
+    #[arg(long, env = "KEYDO_REVIEW_PENDING_PER_MODE", default_value = "3")]
+    pub review_pending_per_mode: NonZeroU32,
+}
+
+/// Where what fills the disk counts as too much: the metrics show the thresholds next
+/// to the sizes and the log warns (docs/operations.md, "Alerts").
+#[derive(Debug, Clone, Args)]
+pub struct AlertArgs {
+    /// Results waiting for review at which to alert.
+    #[arg(long, env = "KEYDO_ALERT_REVIEW_QUEUE", default_value_t = 1_000)]
+    pub alert_review_queue: u32,
+
+    /// The database's size, in MiB, at which to alert.
+    #[arg(long, env = "KEYDO_ALERT_DATABASE_MIB", default_value_t = 8_192)]
+    pub alert_database_mib: u32,
 }
 
 /// TLS terminated by the server itself (instead of a reverse proxy).
@@ -225,6 +274,15 @@ pub struct RateLimitArgs {
     /// Saves one IP address may create within any 60 seconds.
     #[arg(long, env = "KEYDO_RATE_LIMIT_SAVES", default_value = "2")]
     pub rate_limit_saves: NonZeroU32,
+
+    /// Held results per minute from one save; over it a held result is refused 429
+    /// and not stored.
+    #[arg(long, env = "KEYDO_RATE_LIMIT_HELD_PER_SAVE", default_value = "5")]
+    pub rate_limit_held_per_save: NonZeroU32,
+
+    /// Held results per minute from one IP address (IPv6: one /64).
+    #[arg(long, env = "KEYDO_RATE_LIMIT_HELD_PER_IP", default_value = "10")]
+    pub rate_limit_held_per_ip: NonZeroU32,
 }
 
 #[derive(Debug, Clone, Args)]
@@ -263,9 +321,21 @@ impl ServeArgs {
                 per_ip_per_minute: self.rate_limits.rate_limit_per_ip,
                 per_identity_per_minute: self.rate_limits.rate_limit_per_identity,
                 save_creations_per_minute: self.rate_limits.rate_limit_saves,
+                held_per_save_per_minute: self.rate_limits.rate_limit_held_per_save,
+                held_per_ip_per_minute: self.rate_limits.rate_limit_held_per_ip,
             },
             request_timeout: Duration::from_secs(self.request_timeout_secs),
             review: self.review_thresholds,
+            gates: Gates {
+                top_places: self.gates.review_top_places,
+                leap_percent: self.gates.review_leap_percent,
+                min_typing_ms: i64::from(self.gates.review_min_typing_secs) * 1_000,
+                pending_per_mode: self.gates.review_pending_per_mode,
+            },
+            alerts: Alerts {
+                held_results: i64::from(self.alerts.alert_review_queue),
+                database_bytes: i64::from(self.alerts.alert_database_mib) << 20,
+            },
         })
     }
 
@@ -349,6 +419,19 @@ mod tests {
             error.to_string().starts_with("--public-origin: "),
             "{error}"
         );
+    }
+
+    #[test]
+    fn the_gates_default_to_the_documented_values() {
+        let settings = serve_args(&[]).settings().unwrap();
+        assert_eq!(settings.gates, Gates::default());
+        assert_eq!(settings.alerts.database_bytes, 8 << 30);
+        let settings = serve_args(&["--review-top-places", "zh=0", "--review-leap-percent", "0"])
+            .settings()
+            .unwrap();
+        assert_eq!(settings.gates.top_places.get(keydo_core::Mode::Zh), 0);
+        assert_eq!(settings.gates.leap_percent, 0);
+        assert!(Cli::try_parse_from(["keydo-server", "--review-pending-per-mode", "0"]).is_err());
     }
 
     #[test]

@@ -8,6 +8,7 @@ pub mod admin;
 pub mod api;
 pub mod auth;
 pub mod backup;
+pub mod capacity;
 pub mod cli;
 pub mod client;
 pub mod clock;

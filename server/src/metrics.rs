@@ -1,7 +1,8 @@
 //! Prometheus metrics, served on their own address (`--metrics-addr`) so they are never
 //! exposed next to the game: requests by route template and status, their latency,
 //! refusals by error code, rate-limit hits, open connections, the database's write
-//! queue and batches, and database errors.
+//! queue and batches, database errors, and what fills the disk (the review queue and
+//! the database's size, next to their alert thresholds: [`crate::capacity`]).
 //!
 //! One registry per process ([`metrics`]): the store's writer thread and the connection
 //! loop record into it without being handed anything.
@@ -51,6 +52,8 @@ pub enum Limit {
     PerIdentity,
     SaveCreations,
     LinkAttempts,
+    HeldPerSave,
+    HeldPerIp,
 }
 
 #[derive(Debug, Clone, Hash, PartialEq, Eq, EncodeLabelSet)]
@@ -82,6 +85,10 @@ pub struct Metrics {
     writes_waiting: Gauge,
     write_batch_size: Histogram,
     database_errors: Family<DatabaseErrorLabels, Counter>,
+    review_queue: Gauge,
+    review_queue_alert: Gauge,
+    database_bytes: Gauge,
+    database_bytes_alert: Gauge,
 }
 
 /// The process's metrics.
@@ -108,6 +115,10 @@ impl Metrics {
             writes_waiting: Gauge::default(),
             write_batch_size: Histogram::new(exponential_buckets(1.0, 2.0, 8)),
             database_errors: Family::default(),
+            review_queue: Gauge::default(),
+            review_queue_alert: Gauge::default(),
+            database_bytes: Gauge::default(),
+            database_bytes_alert: Gauge::default(),
         };
         let mut registry = Registry::with_prefix("keydo");
         registry.register(
@@ -155,6 +166,26 @@ impl Metrics {
             "Failed database operations, by kind",
             metrics.database_errors.clone(),
         );
+        registry.register(
+            "review_queue_results",
+            "Results waiting for an operator's review",
+            metrics.review_queue.clone(),
+        );
+        registry.register(
+            "review_queue_alert_results",
+            "The review queue's alert threshold (--alert-review-queue)",
+            metrics.review_queue_alert.clone(),
+        );
+        registry.register(
+            "database_bytes",
+            "The database's size on disk",
+            metrics.database_bytes.clone(),
+        );
+        registry.register(
+            "database_alert_bytes",
+            "The database size's alert threshold (--alert-database-mib)",
+            metrics.database_bytes_alert.clone(),
+        );
         metrics.registry = registry;
         metrics
     }
@@ -192,6 +223,14 @@ impl Metrics {
         self.writes_waiting
             .dec_by(i64::try_from(size).unwrap_or(i64::MAX));
         self.write_batch_size.observe(size as f64);
+    }
+
+    /// What fills the disk now, and where it counts as too much.
+    pub fn capacity(&self, held_results: i64, database_bytes: i64, alerts: (i64, i64)) {
+        self.review_queue.set(held_results);
+        self.database_bytes.set(database_bytes);
+        self.review_queue_alert.set(alerts.0);
+        self.database_bytes_alert.set(alerts.1);
     }
 
     pub fn database_error(&self, kind: DatabaseErrorKind) {

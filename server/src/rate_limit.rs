@@ -6,7 +6,9 @@
 //! limit and earns requests back at that rate. Save creation is stricter: a burst of
 //! `n`, then one per minute, so no 60 seconds ever see more than `n` new saves from
 //! one address. Using link codes is stricter still: [`LINK_ATTEMPTS`] at once, then one
-//! a minute, per address, so codes cannot be guessed. The client is the [`ClientIp`]: the TCP peer, or behind trusted
+//! a minute, per address, so codes cannot be guessed. Held results have budgets of
+//! their own, per save and per address, spent only once a result is known to be held
+//! (docs/replay.md, "The review queue"). The client is the [`ClientIp`]: the TCP peer, or behind trusted
 //! proxies the address they forward (see [`crate::client`]).
 
 use crate::client::ClientIp;
@@ -34,6 +36,8 @@ pub struct RateLimiters {
     per_identity: DefaultKeyedRateLimiter<Uuid>,
     save_creations: DefaultKeyedRateLimiter<IpAddr>,
     link_attempts: DefaultKeyedRateLimiter<IpAddr>,
+    held_per_save: DefaultKeyedRateLimiter<Uuid>,
+    held_per_ip: DefaultKeyedRateLimiter<IpAddr>,
 }
 
 impl RateLimiters {
@@ -51,6 +55,8 @@ impl RateLimiters {
                     .expect("a minute is not zero")
                     .allow_burst(LINK_ATTEMPTS.try_into().expect("not zero")),
             ),
+            held_per_save: RateLimiter::keyed(Quota::per_minute(limits.held_per_save_per_minute)),
+            held_per_ip: RateLimiter::keyed(Quota::per_minute(limits.held_per_ip_per_minute)),
         }
     }
 
@@ -79,6 +85,17 @@ impl RateLimiters {
             .map_err(|_| refused(Limit::LinkAttempts))
     }
 
+    /// One held result from this save and address (docs/replay.md, "The review
+    /// queue"), spent only once the result is known to be held.
+    pub fn spend_held(&self, player_id: Uuid, ip: IpAddr) -> Result<(), ApiError> {
+        self.held_per_save
+            .check_key(&player_id)
+            .map_err(|_| refused(Limit::HeldPerSave))?;
+        self.held_per_ip
+            .check_key(&client_key(ip))
+            .map_err(|_| refused(Limit::HeldPerIp))
+    }
+
     /// Drops the state of clients whose buckets are full again, so the maps do not
     /// grow with every address ever seen. Run it periodically.
     pub fn forget_idle_clients(&self) {
@@ -86,6 +103,8 @@ impl RateLimiters {
         forget_idle(&self.per_identity);
         forget_idle(&self.save_creations);
         forget_idle(&self.link_attempts);
+        forget_idle(&self.held_per_save);
+        forget_idle(&self.held_per_ip);
     }
 }
 
@@ -150,6 +169,8 @@ mod tests {
             per_ip_per_minute: n(per_ip),
             per_identity_per_minute: n(per_identity),
             save_creations_per_minute: n(saves),
+            held_per_save_per_minute: n(2),
+            held_per_ip_per_minute: n(3),
         })
     }
 
@@ -179,6 +200,21 @@ mod tests {
         limiters.spend_save_creation(ip).unwrap();
         limiters.spend_save_creation(ip).unwrap();
         assert!(limiters.spend_save_creation(ip).is_err());
+    }
+
+    #[test]
+    fn held_results_spend_the_save_and_the_address() {
+        let limiters = limiters(100, 100, 100);
+        let ip: IpAddr = "192.0.2.1".parse().unwrap();
+        let (p1, p2) = (Uuid::from_u128(1), Uuid::from_u128(2));
+        limiters.spend_held(p1, ip).unwrap();
+        limiters.spend_held(p1, ip).unwrap();
+        assert!(limiters.spend_held(p1, ip).is_err(), "the save's budget");
+        limiters.spend_held(p2, ip).unwrap();
+        assert!(limiters.spend_held(p2, ip).is_err(), "the address's budget");
+        limiters
+            .spend_held(Uuid::from_u128(3), "192.0.2.2".parse().unwrap())
+            .unwrap();
     }
 
     #[test]

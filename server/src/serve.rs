@@ -6,7 +6,7 @@ use crate::cli::ServeArgs;
 use crate::clock::SystemClock;
 use crate::state::AppState;
 use crate::store::{Location, Store};
-use crate::{connections, metrics, router, tls};
+use crate::{capacity, connections, metrics, router, tls};
 use std::sync::Arc;
 use std::time::Duration;
 use tokio::net::TcpListener;
@@ -29,6 +29,7 @@ pub async fn run(args: ServeArgs) -> anyhow::Result<()> {
         tokio::task::spawn_blocking(move || Store::open_with(&location, &store_options)).await??;
     let state = AppState::new(settings, store, Arc::new(SystemClock));
     tokio::spawn(forget_idle_clients(state.clone()));
+    tokio::spawn(capacity::watch(state.store.clone(), state.settings.alerts));
 
     if let Some(metrics_addr) = args.metrics_addr {
         let listener = TcpListener::bind(metrics_addr).await?;

@@ -2,6 +2,7 @@
 //! (command line, environment or a test).
 
 use crate::client::TrustedProxies;
+use crate::store::Gates;
 use keydo_core::verify::review::Thresholds;
 use std::num::NonZeroU32;
 use std::path::PathBuf;
@@ -24,6 +25,18 @@ pub struct Settings {
     pub request_timeout: Duration,
     /// Above these values results wait for an operator's review (docs/replay.md).
     pub review: Thresholds,
+    /// Results that would land where it matters wait for review too (docs/replay.md,
+    /// "Places that matter").
+    pub gates: Gates,
+    /// Where the review queue and the database count as too large (docs/operations.md).
+    pub alerts: Alerts,
+}
+
+/// Alert thresholds: at or above them the metrics say so and the log warns.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Alerts {
+    pub held_results: i64,
+    pub database_bytes: i64,
 }
 
 /// Per-process API rate limits.
@@ -33,4 +46,8 @@ pub struct RateLimits {
     pub per_identity_per_minute: NonZeroU32,
     /// Saves one IP may create within any 60 seconds.
     pub save_creations_per_minute: NonZeroU32,
+    /// Held results one save may send per minute (docs/replay.md, "The review queue").
+    pub held_per_save_per_minute: NonZeroU32,
+    /// Held results one IP (IPv6: one /64) may send per minute.
+    pub held_per_ip_per_minute: NonZeroU32,
 }

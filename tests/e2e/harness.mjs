@@ -82,6 +82,20 @@ export function copyDist() {
 /** Review thresholds at the hard limits: no result is held for its speed alone. */
 export const REVIEW_AT_HARD_LIMITS = 'time=350,words=350,quote=350,zh=600';
 
+/**
+ * The gates for places that matter turned off (docs/replay.md): a test's fresh save
+ * would otherwise wait for review with every result (top places, little typing), and
+ * held results are not limited in number or rate. A test may pass its own flags.
+ */
+export const GATES_OFF = {
+  KEYDO_REVIEW_TOP_PLACES: 'time=0,words=0,quote=0,zh=0',
+  KEYDO_REVIEW_LEAP_PERCENT: '0',
+  KEYDO_REVIEW_MIN_TYPING_SECS: '0',
+  KEYDO_REVIEW_PENDING_PER_MODE: '1000000',
+  KEYDO_RATE_LIMIT_HELD_PER_SAVE: '1000000',
+  KEYDO_RATE_LIMIT_HELD_PER_IP: '1000000',
+};
+
 export async function startServer({ dist = DIST, args = [], port, dataDir = tempDir('data') } = {}) {
   port ??= await freePort();
   const origin = `http://127.0.0.1:${port}`;
@@ -92,7 +106,7 @@ export async function startServer({ dist = DIST, args = [], port, dataDir = temp
       stdio: ['ignore', 'pipe', 'pipe'],
       // Tests play fast: only the hard limits apply unless a test passes its own
       // `--review-thresholds` (replay.test.mjs); the timing rules always do.
-      env: { KEYDO_REVIEW_THRESHOLDS: REVIEW_AT_HARD_LIMITS, ...process.env, RUST_LOG: 'warn' },
+      env: { KEYDO_REVIEW_THRESHOLDS: REVIEW_AT_HARD_LIMITS, ...GATES_OFF, ...process.env, RUST_LOG: 'warn' },
     },
   );
   let output = '';

@@ -28,6 +28,10 @@
 //! - [`Hold::ImeKeys`]: a composition commits more than [`IME_MAX_CHARS_PER_KEY`] 字 per
 //!   key it claims, or all compositions together (at least [`IME_MIN_CHARS`] 字) claim
 //!   fewer keys than they commit 字.
+//!
+//! [`review`] judges the game alone; the server adds [`Hold::TopPlace`], [`Hold::Leap`]
+//! and [`Hold::LittleTyping`] for where the result would land (docs/replay.md, "Places
+//! that matter").
 
 use crate::game::mode::Mode;
 use crate::verify::replay::{Commit, Timing};
@@ -71,15 +75,24 @@ pub enum Hold {
     Regular,
     ImeSpeed,
     ImeKeys,
+    /// Set by the server, not by [`review`]: it would enter a board's top places.
+    TopPlace,
+    /// Set by the server: it beats the player's public best by the leap margin.
+    Leap,
+    /// Set by the server: its save has too little verified typing behind it.
+    LittleTyping,
 }
 
 impl Hold {
-    pub const ALL: [Hold; 5] = [
+    pub const ALL: [Hold; 8] = [
         Hold::Speed,
         Hold::Burst,
         Hold::Regular,
         Hold::ImeSpeed,
         Hold::ImeKeys,
+        Hold::TopPlace,
+        Hold::Leap,
+        Hold::LittleTyping,
     ];
 
     pub fn id(self) -> &'static str {
@@ -89,13 +102,19 @@ impl Hold {
             Hold::Regular => "regular",
             Hold::ImeSpeed => "ime-speed",
             Hold::ImeKeys => "ime-keys",
+            Hold::TopPlace => "top-place",
+            Hold::Leap => "leap",
+            Hold::LittleTyping => "little-typing",
         }
     }
 
     /// Whether the hold is about timing no person produces (a suspicious result), not
-    /// merely an exceptional speed.
+    /// merely an exceptional speed or a place that matters (docs/replay.md).
     pub fn is_suspicious(self) -> bool {
-        self != Hold::Speed
+        !matches!(
+            self,
+            Hold::Speed | Hold::TopPlace | Hold::Leap | Hold::LittleTyping
+        )
     }
 
     pub fn parse(id: &str) -> Option<Hold> {

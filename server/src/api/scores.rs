@@ -4,20 +4,23 @@
 //! The server rebuilds the game's prompt from the texts the shell ships, replays its
 //! input log through the same typing engine as the page, and keeps the replay's value
 //! (`keydo_core::verify`); a claim the replay does not back is refused. Results above
-//! the review thresholds or with timing no person produces are accepted but held off
-//! the public boards until an operator approves them. The weekly board takes a game
+//! the review thresholds, with timing no person produces, or that would land where it
+//! matters (a top place, a leap, a save with little verified typing: the store's gates)
+//! are accepted but held off the public boards until an operator approves them; held
+//! results have a rate limit of their own (429). The weekly board takes a game
 //! only when its week is the server's current week (UTC+8). A resend of a `scoreId`
 //! finds the first receipt and answers as it did; another game on a used seed is
 //! refused. `improved` says whether this game (by `scoreId`) is the standing best on
 //! the public board, not whether this very request wrote it.
 
+use crate::client::ClientIp;
 use crate::error::ApiError;
 use crate::json_body::BoundedJson;
 use crate::state::AppState;
 use crate::store::Recording;
-use crate::store::{Caller, NewResult, ResultState};
+use crate::store::{Caller, Gate, NewResult, ResultState};
 use axum::Json;
-use axum::extract::State;
+use axum::extract::{Extension, State};
 use keydo_core::api::week;
 use keydo_core::api::{ApiCode, ScoreAck, ScoreSubmission};
 use keydo_core::game::corpora::Corpora;
@@ -26,6 +29,7 @@ use keydo_core::verify::{self, Context, Refusal, Verified};
 
 pub async fn submit(
     State(state): State<AppState>,
+    Extension(ClientIp(client)): Extension<ClientIp>,
     player: Caller,
     BoundedJson(submission): BoundedJson<ScoreSubmission>,
 ) -> Result<Json<ScoreAck>, ApiError> {
@@ -40,7 +44,15 @@ pub async fn submit(
     let weekly_accepted = submission.week == current_week;
     let weekly_board = weekly_accepted.then_some(current_week);
     let result = stored_result(&player, &submission, verified, now, weekly_board)?;
-    let recording = state.store.record_verified(result, weekly_board).await?;
+    let limiters = state.rate_limiters.clone();
+    let gate = Gate {
+        gates: state.settings.gates,
+        spend_hold: Box::new(move || limiters.spend_held(player.player_id, client).is_ok()),
+    };
+    let recording = state
+        .store
+        .record_verified(result, weekly_board, gate)
+        .await?;
     let (bests, held) = match recording {
         Recording::Recorded { bests, held } => (bests, held),
         Recording::SeedReused => {
@@ -50,6 +62,7 @@ pub async fn submit(
             ));
         }
         Recording::Refused(refusal) => return Err(refused(refusal)),
+        Recording::HeldTooOften => return Err(ApiError::rate_limited()),
     };
     Ok(Json(ScoreAck {
         improved: bests.all_time.is_this_game,
@@ -66,7 +79,8 @@ fn refused(refusal: Refusal) -> ApiError {
     ApiError::new(refusal.code, refusal.message)
 }
 
-/// The row that keeps a verified result: held ones keep their input log for review.
+/// The row that keeps a verified result, with its input log: the store keeps the log
+/// only if the result ends up held (for review).
 fn stored_result(
     player: &Caller,
     submission: &ScoreSubmission,
@@ -95,8 +109,7 @@ fn stored_result(
         holds: holds.join(","),
         suspicious: verified.holds.iter().any(|hold| Hold::is_suspicious(*hold)),
         stats_json: serde_json::to_string(&verified.stats).map_err(ApiError::internal)?,
-        input: held
-            .then(|| submission.input.as_ref().map(|log| log.to_base64()))
-            .flatten(),
+        typing_ms: i64::try_from(verified.stats.duration_ms).map_err(ApiError::internal)?,
+        input: submission.input.as_ref().map(|log| log.to_base64()),
     })
 }

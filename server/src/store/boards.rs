@@ -29,6 +29,8 @@ struct BoardStatements {
     top: &'static str,
     /// scope → value, achieved_at, rank.
     rank: &'static str,
+    /// scope, value → how many other players' rows are strictly above the value.
+    above: &'static str,
 }
 
 const ALL_TIME: BoardStatements = BoardStatements {
@@ -52,6 +54,7 @@ const ALL_TIME: BoardStatements = BoardStatements {
                          OR (o.value = me.value AND (o.achieved_at < me.achieved_at
                              OR (o.achieved_at = me.achieved_at AND o.player_id < me.player_id)))))
            FROM scores me WHERE me.player_id = $1 AND me.mode = $2",
+    above: "SELECT COUNT(*) FROM scores WHERE player_id <> $1 AND mode = $2 AND value > $3",
 };
 
 const WEEKLY: BoardStatements = BoardStatements {
@@ -76,6 +79,8 @@ const WEEKLY: BoardStatements = BoardStatements {
                          OR (o.value = me.value AND (o.achieved_at < me.achieved_at
                              OR (o.achieved_at = me.achieved_at AND o.player_id < me.player_id)))))
            FROM weekly_scores me WHERE me.player_id = $1 AND me.mode = $2 AND me.week = $3",
+    above: "SELECT COUNT(*) FROM weekly_scores
+            WHERE player_id <> $1 AND mode = $2 AND week = $3 AND value > $4",
 };
 
 impl Board {
@@ -247,6 +252,20 @@ pub fn board_value(
     sql.query_opt(statement, &board.player_scope(player_id, mode))?
         .map(|row| row.int(0))
         .transpose()
+}
+
+/// How many players other than `player_id` are strictly above `value` on the board.
+pub fn players_above(
+    sql: &mut dyn Sql,
+    board: Board,
+    player_id: Uuid,
+    mode: Mode,
+    value: i64,
+) -> Result<i64, StoreError> {
+    let mut params = board.player_scope(player_id, mode);
+    params.push(Param::Int(value));
+    sql.query_opt(board.statements().above, &params)?
+        .map_or(Ok(0), |row| row.int(0))
 }
 
 /// Takes the player's rows off every public board.

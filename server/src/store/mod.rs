@@ -10,11 +10,12 @@
 //! The statements live in one file per table (`players`, `creations`, `boards`,
 //! `results`, `names`), written once for both databases ([`sql::Sql`]); the
 //! transactions that span tables are `Store` methods, here and in `devices`,
-//! `profiles` and `verified`. Ids are `Uuid`s, stored as text.
+//! `profiles` and `verified` (which `gates` serves). Ids are `Uuid`s, stored as text.
 
 mod boards;
 mod creations;
 mod devices;
+mod gates;
 mod names;
 mod players;
 mod postgres;
@@ -31,6 +32,7 @@ use crate::metrics::{DatabaseErrorKind, metrics};
 pub use boards::{Best, Board, Entry, Game, Standing};
 pub use creations::{RememberedCreation, SaveCreation};
 pub use devices::{LinkRequest, Linking, ListedDevice};
+pub use gates::{Gate, Gates, TopPlaces};
 use keydo_core::Mode;
 use keydo_core::api::ServerBest;
 pub use players::{Caller, NewSave, Player};
@@ -247,6 +249,13 @@ impl Default for StoreOptions {
     }
 }
 
+/// What the disk holds: see [`Store::capacity`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Capacity {
+    pub held_results: i64,
+    pub database_bytes: i64,
+}
+
 /// What recording a game did to the player's bests.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Recorded {
@@ -403,6 +412,25 @@ impl Store {
                 None => None,
             };
             Ok((entries, standing))
+        })
+        .await
+    }
+
+    /// How many results wait for review, and how many bytes the database takes (on
+    /// SQLite its pages, on PostgreSQL `pg_database_size`).
+    pub async fn capacity(&self) -> Result<Capacity, StoreError> {
+        let size = match &*self.database {
+            Database::Sqlite(_) => {
+                "SELECT page_count * page_size FROM pragma_page_count(), pragma_page_size()"
+            }
+            Database::Postgres(_) => "SELECT pg_database_size(current_database())",
+        };
+        self.read(move |sql| {
+            let database_bytes = sql.query_opt(size, &[])?.map_or(Ok(0), |row| row.int(0))?;
+            Ok(Capacity {
+                held_results: results::held_count(sql)?,
+                database_bytes,
+            })
         })
         .await
     }

@@ -18,6 +18,9 @@ pub enum ResultState {
     Held,
     /// Held, then approved: on the public boards.
     Approved,
+    /// Held, then pushed out of its save's pending few by better ones (docs/replay.md,
+    /// "The review queue"): counts for its player, keeps no log, waits for no one.
+    Displaced,
 }
 
 impl ResultState {
@@ -26,6 +29,7 @@ impl ResultState {
             ResultState::Public => "public",
             ResultState::Held => "held",
             ResultState::Approved => "approved",
+            ResultState::Displaced => "displaced",
         }
     }
 
@@ -34,6 +38,7 @@ impl ResultState {
             "public" => Ok(ResultState::Public),
             "held" => Ok(ResultState::Held),
             "approved" => Ok(ResultState::Approved),
+            "displaced" => Ok(ResultState::Displaced),
             other => Err(StoreError::UnexpectedValue(format!(
                 "result state {other:?}"
             ))),
@@ -42,7 +47,7 @@ impl ResultState {
 
     /// Whether results in this state belong on the public boards.
     pub fn is_public(self) -> bool {
-        self != ResultState::Held
+        matches!(self, ResultState::Public | ResultState::Approved)
     }
 }
 
@@ -65,7 +70,9 @@ pub struct NewResult {
     pub holds: String,
     pub suspicious: bool,
     pub stats_json: String,
-    /// The input log, kept only for held results.
+    /// How long its typing took: what it adds to its save's verified typing.
+    pub typing_ms: i64,
+    /// The input log (base64), kept only for held results.
     pub input: Option<String>,
 }
 
@@ -74,9 +81,10 @@ pub struct NewResult {
 pub fn insert_result(sql: &mut dyn Sql, result: &NewResult) -> Result<bool, StoreError> {
     let inserted = sql.query_opt(
         "INSERT INTO results (player_id, score_id, mode, value, prompt, seed_key, played_at,
-                              received_at, board_week, state, holds, suspicious, stats, input)
+                              received_at, board_week, state, holds, suspicious, stats,
+                              typing_ms, input)
          VALUES ($1, $2, $3, $4, $5, NULLIF($6, ''), $7, $8, NULLIF($9, CAST(-1 AS BIGINT)),
-                 $10, $11, $12, $13, NULLIF($14, ''))
+                 $10, $11, $12, $13, $14, NULLIF($15, ''))
          ON CONFLICT DO NOTHING
          RETURNING score_id",
         &[
@@ -93,6 +101,7 @@ pub fn insert_result(sql: &mut dyn Sql, result: &NewResult) -> Result<bool, Stor
             Param::Text(&result.holds),
             Param::Int(i64::from(result.suspicious)),
             Param::Text(&result.stats_json),
+            Param::Int(result.typing_ms),
             Param::Text(result.input.as_deref().unwrap_or_default()),
         ],
     )?;
@@ -212,6 +221,12 @@ pub fn list_results(
     .collect()
 }
 
+/// How many results wait for review.
+pub fn held_count(sql: &mut dyn Sql) -> Result<i64, StoreError> {
+    sql.query_opt("SELECT COUNT(*) FROM results WHERE state = 'held'", &[])?
+        .map_or(Ok(0), |row| row.int(0))
+}
+
 /// The player's results that belong on the public boards, in the order received.
 pub fn public_results(
     sql: &mut dyn Sql,
@@ -220,7 +235,8 @@ pub fn public_results(
     sql.query(
         &format!(
             "SELECT {STORED_RESULT_COLUMNS}, score_id FROM results
-             WHERE player_id = $1 AND state <> 'held' ORDER BY received_at, score_id"
+             WHERE player_id = $1 AND state IN ('public', 'approved')
+             ORDER BY received_at, score_id"
         ),
         &[Param::Id(player_id)],
     )?

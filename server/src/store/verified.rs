@@ -2,6 +2,7 @@
 //! operation one transaction, built from the statements of its tables.
 
 use super::boards::{self, Best, Board, Game};
+use super::gates::{self, Gate};
 use super::names;
 use super::players;
 use super::results::{self, ListedResult, Listing, NewResult, ResultState, StoredResult};
@@ -21,6 +22,9 @@ pub enum Recording {
     SeedReused,
     /// Refused on the save's facts (played long before the save existed).
     Refused(Refusal),
+    /// Not recorded: it would be held, and its save or address sent too many held
+    /// results lately (docs/replay.md, "The review queue").
+    HeldTooOften,
 }
 
 /// What an operator's approval came to.
@@ -37,12 +41,14 @@ const UNKEYED_BATCH: i64 = 1_000;
 
 impl Store {
     /// Records a verified result: once per score id, once per seed, on the public
-    /// boards (all-time, and `weekly_board` if given) unless it is held or its player
-    /// is hidden. The first receipt's time is the boards' `achievedAt`.
+    /// boards (all-time, and `weekly_board` if given) unless it is held (by the replay's
+    /// review or by `gate`) or its player is hidden. The first receipt's time is the
+    /// boards' `achievedAt`.
     pub async fn record_verified(
         &self,
         result: NewResult,
         weekly_board: Option<i64>,
+        gate: Gate,
     ) -> Result<Recording, StoreError> {
         self.write(move |sql| {
             let save = players::save_facts(sql, result.player_id)?.ok_or_else(|| {
@@ -52,7 +58,12 @@ impl Store {
             {
                 return Ok(Recording::Refused(refusal));
             }
+            let gates = gate.gates;
+            let Some(result) = gates::gate(sql, result, &save, weekly_board, gate)? else {
+                return Ok(Recording::HeldTooOften);
+            };
             let stored = if results::insert_result(sql, &result)? {
+                gates::bound_pending(sql, &result, &gates)?;
                 StoredResult {
                     mode: result.mode,
                     value: result.value,

@@ -20,9 +20,9 @@ use keydo_server::client::TrustedProxies;
 use keydo_server::clock::Clock;
 use keydo_server::connections::{self, ConnectionLimits};
 use keydo_server::router;
-use keydo_server::settings::{RateLimits, Settings};
+use keydo_server::settings::{Alerts, RateLimits, Settings};
 use keydo_server::state::AppState;
-use keydo_server::store::{Location, Store, StoreOptions};
+use keydo_server::store::{Gates, Location, Store, StoreOptions};
 use serde_json::{Value, json};
 use std::net::SocketAddr;
 use std::num::NonZeroU32;
@@ -85,6 +85,9 @@ pub struct Options {
     /// `None`: a temporary copy of [`SHELL`].
     pub dist: Option<PathBuf>,
     pub review: Thresholds,
+    /// [`Gates::off`] unless a test wants the gates (forgery_places.rs): the other
+    /// tests' fresh saves send results straight to the boards.
+    pub gates: Gates,
     /// An existing SQLite file to serve (a restored backup) instead of a fresh one.
     pub sqlite_file: Option<PathBuf>,
     pub trusted_proxies: TrustedProxies,
@@ -102,6 +105,7 @@ impl Default for Options {
             postgres_admin_url: None,
             dist: None,
             review: Thresholds::default(),
+            gates: Gates::off(),
             sqlite_file: None,
             trusted_proxies: TrustedProxies::default(),
             postgres_url_suffix: String::new(),
@@ -116,6 +120,8 @@ pub fn limits(per_ip: u32, per_identity: u32, saves: u32) -> RateLimits {
         per_ip_per_minute: n(per_ip),
         per_identity_per_minute: n(per_identity),
         save_creations_per_minute: n(saves),
+        held_per_save_per_minute: n(10_000),
+        held_per_ip_per_minute: n(10_000),
     }
 }
 
@@ -184,6 +190,11 @@ impl TestServer {
             rate_limits: options.rate_limits,
             request_timeout: options.request_timeout,
             review: options.review,
+            gates: options.gates,
+            alerts: Alerts {
+                held_results: 1_000,
+                database_bytes: 8 << 30,
+            },
         };
         let router = router::build(AppState::new(settings, store, clock.clone()));
         TestServer {
