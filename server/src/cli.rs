@@ -222,9 +222,19 @@ pub struct RateLimitArgs {
     #[arg(long, env = "KEYDO_RATE_LIMIT_PER_IDENTITY", default_value = "60")]
     pub rate_limit_per_identity: NonZeroU32,
 
-    /// Saves one IP address may create within any 60 seconds.
+    /// Saves one IP address (IPv6: one /64) may create within any 60 seconds.
     #[arg(long, env = "KEYDO_RATE_LIMIT_SAVES", default_value = "2")]
     pub rate_limit_saves: NonZeroU32,
+
+    /// Saves one IPv6 /56 (a home's usual delegation: 256 /64s) may create within any
+    /// 60 seconds.
+    #[arg(long, env = "KEYDO_RATE_LIMIT_SAVES_PER_56", default_value = "4")]
+    pub rate_limit_saves_per_56: NonZeroU32,
+
+    /// Saves one IPv6 /48 (a site's usual delegation: 65,536 /64s) may create within
+    /// any 60 seconds.
+    #[arg(long, env = "KEYDO_RATE_LIMIT_SAVES_PER_48", default_value = "8")]
+    pub rate_limit_saves_per_48: NonZeroU32,
 }
 
 #[derive(Debug, Clone, Args)]
@@ -263,9 +273,12 @@ impl ServeArgs {
                 per_ip_per_minute: self.rate_limits.rate_limit_per_ip,
                 per_identity_per_minute: self.rate_limits.rate_limit_per_identity,
                 save_creations_per_minute: self.rate_limits.rate_limit_saves,
+                save_creations_per_56_per_minute: self.rate_limits.rate_limit_saves_per_56,
+                save_creations_per_48_per_minute: self.rate_limits.rate_limit_saves_per_48,
             },
             request_timeout: Duration::from_secs(self.request_timeout_secs),
             review: self.review_thresholds,
+            logs_spent_once: true,
         })
     }
 

@@ -24,6 +24,10 @@ pub struct Settings {
     pub request_timeout: Duration,
     /// Above these values results wait for an operator's review (docs/replay.md).
     pub review: Thresholds,
+    /// Whether an input log is spent once, across all saves (docs/replay.md). Always in
+    /// `keydo-server`; test setups that send one simulated game under several saves
+    /// turn it off.
+    pub logs_spent_once: bool,
 }
 
 /// Per-process API rate limits.
@@ -31,6 +35,10 @@ pub struct Settings {
 pub struct RateLimits {
     pub per_ip_per_minute: NonZeroU32,
     pub per_identity_per_minute: NonZeroU32,
-    /// Saves one IP may create within any 60 seconds.
+    /// Saves one IP (IPv6: one /64) may create within any 60 seconds.
     pub save_creations_per_minute: NonZeroU32,
+    /// Saves one IPv6 /56 may create within any 60 seconds.
+    pub save_creations_per_56_per_minute: NonZeroU32,
+    /// Saves one IPv6 /48 may create within any 60 seconds.
+    pub save_creations_per_48_per_minute: NonZeroU32,
 }

@@ -8,14 +8,15 @@
 //! the public boards until an operator approves them. The weekly board takes a game
 //! only when its week is the server's current week (UTC+8). A resend of a `scoreId`
 //! finds the first receipt and answers as it did; another game on a used seed is
-//! refused. `improved` says whether this game (by `scoreId`) is the standing best on
-//! the public board, not whether this very request wrote it.
+//! refused, and so is a log another result spent already. `improved` says whether this
+//! game (by `scoreId`) is the standing best on the public board, not whether this very
+//! request wrote it.
 
 use crate::error::ApiError;
 use crate::json_body::BoundedJson;
 use crate::state::AppState;
 use crate::store::Recording;
-use crate::store::{Caller, NewResult, ResultState};
+use crate::store::{Caller, NewResult, ResultState, log_sha256};
 use axum::Json;
 use axum::extract::State;
 use keydo_core::api::week;
@@ -39,7 +40,15 @@ pub async fn submit(
     let current_week = week::week_of(now);
     let weekly_accepted = submission.week == current_week;
     let weekly_board = weekly_accepted.then_some(current_week);
-    let result = stored_result(&player, &submission, verified, now, weekly_board)?;
+    let spends_log = state.settings.logs_spent_once;
+    let result = stored_result(
+        &player,
+        &submission,
+        verified,
+        now,
+        weekly_board,
+        spends_log,
+    )?;
     let recording = state.store.record_verified(result, weekly_board).await?;
     let (bests, held) = match recording {
         Recording::Recorded { bests, held } => (bests, held),
@@ -66,13 +75,15 @@ fn refused(refusal: Refusal) -> ApiError {
     ApiError::new(refusal.code, refusal.message)
 }
 
-/// The row that keeps a verified result: held ones keep their input log for review.
+/// The row that keeps a verified result: held ones keep their input log for review;
+/// with `spends_log`, its log's digest goes with it (docs/replay.md).
 fn stored_result(
     player: &Caller,
     submission: &ScoreSubmission,
     verified: Verified,
     now: i64,
     board_week: Option<i64>,
+    spends_log: bool,
 ) -> Result<NewResult, ApiError> {
     let held = !verified.holds.is_empty();
     let holds: Vec<&str> = verified.holds.iter().map(|hold| hold.id()).collect();
@@ -97,6 +108,9 @@ fn stored_result(
         stats_json: serde_json::to_string(&verified.stats).map_err(ApiError::internal)?,
         input: held
             .then(|| submission.input.as_ref().map(|log| log.to_base64()))
+            .flatten(),
+        log_sha256: spends_log
+            .then(|| submission.input.as_ref().map(log_sha256))
             .flatten(),
     })
 }

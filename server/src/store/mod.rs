@@ -8,13 +8,14 @@
 //! ([`StoreError::is_unavailable`]): the API answers them 503, not 500.
 //!
 //! The statements live in one file per table (`players`, `creations`, `boards`,
-//! `results`, `names`), written once for both databases ([`sql::Sql`]); the
+//! `results`, `names`, `log_digests`), written once for both databases ([`sql::Sql`]); the
 //! transactions that span tables are `Store` methods, here and in `devices`,
 //! `profiles` and `verified`. Ids are `Uuid`s, stored as text.
 
 mod boards;
 mod creations;
 mod devices;
+mod log_digests;
 mod names;
 mod players;
 mod postgres;
@@ -33,6 +34,7 @@ pub use creations::{RememberedCreation, SaveCreation};
 pub use devices::{LinkRequest, Linking, ListedDevice};
 use keydo_core::Mode;
 use keydo_core::api::ServerBest;
+pub use log_digests::log_sha256;
 pub use players::{Caller, NewSave, Player};
 pub use profiles::Operation;
 pub use results::{ListedResult, Listing, NewResult, ResultState, StoredResult};

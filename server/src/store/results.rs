@@ -67,6 +67,9 @@ pub struct NewResult {
     pub stats_json: String,
     /// The input log, kept only for held results.
     pub input: Option<String>,
+    /// The digest its log is spent under ([`super::log_digests`]); `None` when logs may
+    /// be reused (test setups).
+    pub log_sha256: Option<String>,
 }
 
 /// Stores `result` unless it is stored already (same player and score id) or its seed
@@ -135,6 +138,16 @@ pub fn stored_result(
     .as_ref()
     .map(stored_result_of)
     .transpose()
+}
+
+/// Whether the player has a result on this `corpus:seed`.
+pub fn seed_used(sql: &mut dyn Sql, player_id: Uuid, seed_key: &str) -> Result<bool, StoreError> {
+    Ok(sql
+        .query_opt(
+            "SELECT 1 FROM results WHERE player_id = $1 AND seed_key = $2",
+            &[Param::Id(player_id), Param::Text(seed_key)],
+        )?
+        .is_some())
 }
 
 /// Marks a held result approved; returns it, or `None` if no such result is held.

@@ -2,6 +2,7 @@
 //! operation one transaction, built from the statements of its tables.
 
 use super::boards::{self, Best, Board, Game};
+use super::log_digests::{self, Spending};
 use super::names;
 use super::players;
 use super::results::{self, ListedResult, Listing, NewResult, ResultState, StoredResult};
@@ -19,7 +20,8 @@ pub enum Recording {
     Recorded { bests: Recorded, held: bool },
     /// The player already has another result on this seed.
     SeedReused,
-    /// Refused on the save's facts (played long before the save existed).
+    /// Refused on the save's facts (played long before the save existed) or because its
+    /// log is spent.
     Refused(Refusal),
 }
 
@@ -49,6 +51,20 @@ impl Store {
                 StoreError::UnexpectedValue("a result for a save that does not exist".into())
             })?;
             if let Err(refusal) = check_played_after_save(result.played_at as u64, save.created_at)
+            {
+                return Ok(Recording::Refused(refusal));
+            }
+            if let Some(log_sha256) = &result.log_sha256
+                && let Some(refusal) = log_digests::spend(
+                    sql,
+                    Spending {
+                        log_sha256,
+                        player_id: result.player_id,
+                        score_id: result.score_id,
+                        seed_key: result.seed_key.as_deref(),
+                        now: result.received_at,
+                    },
+                )?
             {
                 return Ok(Recording::Refused(refusal));
             }

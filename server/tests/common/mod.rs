@@ -91,6 +91,9 @@ pub struct Options {
     /// Appended to the test database's URL (PostgreSQL), e.g. `?sslmode=require`.
     pub postgres_url_suffix: String,
     pub store: StoreOptions,
+    /// Whether a log is spent once (docs/replay.md). Off by default: tests send one
+    /// simulated game (the same log) under several saves; the forgery tests turn it on.
+    pub logs_spent_once: bool,
 }
 
 impl Default for Options {
@@ -106,6 +109,7 @@ impl Default for Options {
             trusted_proxies: TrustedProxies::default(),
             postgres_url_suffix: String::new(),
             store: StoreOptions::default(),
+            logs_spent_once: false,
         }
     }
 }
@@ -116,6 +120,8 @@ pub fn limits(per_ip: u32, per_identity: u32, saves: u32) -> RateLimits {
         per_ip_per_minute: n(per_ip),
         per_identity_per_minute: n(per_identity),
         save_creations_per_minute: n(saves),
+        save_creations_per_56_per_minute: n(saves),
+        save_creations_per_48_per_minute: n(saves),
     }
 }
 
@@ -184,6 +190,7 @@ impl TestServer {
             rate_limits: options.rate_limits,
             request_timeout: options.request_timeout,
             review: options.review,
+            logs_spent_once: options.logs_spent_once,
         };
         let router = router::build(AppState::new(settings, store, clock.clone()));
         TestServer {
