@@ -2,6 +2,9 @@
 //! while the server runs (docs/replay.md).
 //!
 //! - `held`: results waiting for review, oldest first;
+//! - `queue`: the review queue: held results grouped by player, best first, with the
+//!   player's public best and how many results they have;
+//! - `replay <player> <score>`: what a held result's kept log typed, and when;
 //! - `suspicious`: results whose timing no person produces, newest first;
 //! - `approve <player> <score>`: a held result joins the public boards;
 //! - `hide <player>` / `unhide <player>`: off the public boards (their results still
@@ -13,9 +16,9 @@
 use crate::cli::{AdminArgs, AdminCommand};
 use crate::clock::{Clock, SystemClock};
 use crate::names::{self, ResetError};
+use crate::replay_view::{self, speed};
 use crate::store::{Approval, Location, Store};
 use crate::store::{ListedResult, Listing};
-use keydo_core::Mode;
 use std::io::Write;
 use std::time::{Duration, UNIX_EPOCH};
 use uuid::Uuid;
@@ -30,6 +33,19 @@ pub async fn run(args: AdminArgs, out: &mut impl Write) -> anyhow::Result<()> {
     match args.command {
         AdminCommand::Held { limit } => list(&store, Listing::Held, limit, out).await,
         AdminCommand::Suspicious { limit } => list(&store, Listing::Suspicious, limit, out).await,
+        AdminCommand::Queue { limit } => {
+            let queue = store.list_results(Listing::Queue, i64::from(limit)).await?;
+            Ok(write!(out, "{}", queue_text(&queue))?)
+        }
+        AdminCommand::Replay {
+            player_id,
+            score_id,
+        } => match store.kept_log(player_id, score_id).await? {
+            Some(kept) => Ok(write!(out, "{}", replay_view::render(&kept)?)?),
+            None => anyhow::bail!(
+                "player {player_id} has no result {score_id} with a kept log (only held results keep theirs)"
+            ),
+        },
         AdminCommand::Approve {
             player_id,
             score_id,
@@ -94,11 +110,46 @@ async fn list(
     Ok(())
 }
 
+/// The review queue, one block per player (in the queue's order): the player, then
+/// their held results, each with the figures that decide it.
+fn queue_text(queue: &[ListedResult]) -> String {
+    let mut text = String::new();
+    let mut player = None;
+    for result in queue {
+        if player != Some(result.player_id) {
+            player = Some(result.player_id);
+            text.push_str(&format!(
+                "player {} \"{}\", {} verified results\n",
+                result.player_id,
+                result.display_name.escape_debug(),
+                result.player_results
+            ));
+        }
+        let public_best = result
+            .public_best
+            .map_or_else(|| "none".to_owned(), |best| speed(result.mode, best));
+        text.push_str(&format!(
+            "  {} {}, holds {}, public best {public_best}, received {}, score {}\n",
+            result.mode,
+            speed(result.mode, result.value),
+            result.holds,
+            received(result.received_at),
+            result.score_id,
+        ));
+    }
+    text
+}
+
+/// A receipt time as RFC 3339, UTC, to the second.
+pub fn received(received_at: i64) -> String {
+    let received = UNIX_EPOCH + Duration::from_millis(received_at.max(0) as u64);
+    humantime::format_rfc3339_seconds(received).to_string()
+}
+
 fn line(result: &ListedResult) -> String {
-    let received = UNIX_EPOCH + Duration::from_millis(result.received_at.max(0) as u64);
     format!(
         "{}\t{}\t{}\t{}\t{}\t{}\t{}\t{}",
-        humantime::format_rfc3339_seconds(received),
+        received(result.received_at),
         result.player_id,
         result.display_name.escape_debug(),
         result.score_id,
@@ -107,10 +158,4 @@ fn line(result: &ListedResult) -> String {
         result.state.id(),
         result.holds
     )
-}
-
-/// A value as the speed it stands for: `212.50 WPM`, `230.00 字/分`.
-fn speed(mode: Mode, value: i64) -> String {
-    let unit = if mode == Mode::Zh { "字/分" } else { "WPM" };
-    format!("{}.{:02} {unit}", value / 100, value % 100)
 }

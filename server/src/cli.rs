@@ -3,6 +3,7 @@
 //! Every flag has an environment variable so operators and tests can script the
 //! server without building argument lists; docs/operations.md fixes the names.
 
+use crate::admin_page::OperatorToken;
 use crate::client::{TrustedProxies, parse_network};
 use crate::connections::ConnectionLimits;
 use crate::origin;
@@ -123,6 +124,13 @@ pub struct ServeArgs {
         default_value = "time=200,words=200,quote=200,zh=200"
     )]
     pub review_thresholds: Thresholds,
+
+    /// The operator's token for the review page at `/admin` (at least 32 characters,
+    /// e.g. `openssl rand -hex 32`), given there as the password of the browser's
+    /// login prompt. Prefer the environment variable: arguments show in process lists.
+    /// Without it the page is off. Serve it over HTTPS only.
+    #[arg(long, env = "KEYDO_ADMIN_TOKEN", hide_env_values = true)]
+    pub admin_token: Option<String>,
 }
 
 /// TLS terminated by the server itself (instead of a reverse proxy).
@@ -178,6 +186,14 @@ pub enum AdminCommand {
         #[arg(long, default_value_t = 100)]
         limit: u32,
     },
+    /// The review queue: held results grouped by player, the best first, with each
+    /// player's public best and how many verified results they have.
+    Queue {
+        #[arg(long, default_value_t = 100)]
+        limit: u32,
+    },
+    /// Show what a held result's kept input log typed, and when.
+    Replay { player_id: Uuid, score_id: Uuid },
     /// List results whose timing no person produces (held or approved), newest first.
     Suspicious {
         #[arg(long, default_value_t = 100)]
@@ -279,6 +295,12 @@ impl ServeArgs {
             request_timeout: Duration::from_secs(self.request_timeout_secs),
             review: self.review_thresholds,
             logs_spent_once: true,
+            admin_token: self
+                .admin_token
+                .as_deref()
+                .map(OperatorToken::new)
+                .transpose()
+                .map_err(|error| anyhow::anyhow!("--admin-token: {error}"))?,
         })
     }
 

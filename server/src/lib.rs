@@ -5,6 +5,7 @@
 //! tests can build the same router around a temporary database and a fake clock.
 
 pub mod admin;
+pub mod admin_page;
 pub mod api;
 pub mod auth;
 pub mod backup;
@@ -22,6 +23,7 @@ pub mod names;
 pub mod origin;
 pub mod paths;
 pub mod rate_limit;
+pub mod replay_view;
 pub mod request_log;
 pub mod router;
 pub mod security_headers;

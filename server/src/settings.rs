@@ -1,6 +1,7 @@
 //! What the running server is configured with, independent of how it was given
 //! (command line, environment or a test).
 
+use crate::admin_page::OperatorToken;
 use crate::client::TrustedProxies;
 use keydo_core::verify::review::Thresholds;
 use std::num::NonZeroU32;
@@ -28,6 +29,8 @@ pub struct Settings {
     /// `keydo-server`; test setups that send one simulated game under several saves
     /// turn it off.
     pub logs_spent_once: bool,
+    /// The operator's token for the review page (`/admin`); without one the page is off.
+    pub admin_token: Option<OperatorToken>,
 }
 
 /// Per-process API rate limits.

@@ -37,7 +37,7 @@ use keydo_core::api::ServerBest;
 pub use log_digests::log_sha256;
 pub use players::{Caller, NewSave, Player};
 pub use profiles::Operation;
-pub use results::{ListedResult, Listing, NewResult, ResultState, StoredResult};
+pub use results::{KeptLog, ListedResult, Listing, NewResult, ResultState, StoredResult};
 use sql::Sql;
 use std::error::Error as _;
 use std::path::{Path, PathBuf};

@@ -5,7 +5,7 @@ use super::boards::{self, Best, Board, Game};
 use super::log_digests::{self, Spending};
 use super::names;
 use super::players;
-use super::results::{self, ListedResult, Listing, NewResult, ResultState, StoredResult};
+use super::results::{self, KeptLog, ListedResult, Listing, NewResult, ResultState, StoredResult};
 use super::sql::Sql;
 use super::{Recorded, Store, StoreError};
 use keydo_core::names::DisplayName;
@@ -111,6 +111,16 @@ impl Store {
         limit: i64,
     ) -> Result<Vec<ListedResult>, StoreError> {
         self.read(move |sql| results::list_results(sql, listing, limit))
+            .await
+    }
+
+    /// The input log a held result kept, for an operator's replay.
+    pub async fn kept_log(
+        &self,
+        player_id: Uuid,
+        score_id: Uuid,
+    ) -> Result<Option<KeptLog>, StoreError> {
+        self.read(move |sql| results::kept_log(sql, player_id, score_id))
             .await
     }
 

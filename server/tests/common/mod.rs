@@ -16,6 +16,7 @@ use keydo_core::game::corpora::Corpora;
 use keydo_core::verify::review::Thresholds;
 use keydo_core::verify::simulate::{Typist, play};
 use keydo_core::{Mode, Seed};
+use keydo_server::admin_page::OperatorToken;
 use keydo_server::client::TrustedProxies;
 use keydo_server::clock::Clock;
 use keydo_server::connections::{self, ConnectionLimits};
@@ -94,6 +95,8 @@ pub struct Options {
     /// Whether a log is spent once (docs/replay.md). Off by default: tests send one
     /// simulated game (the same log) under several saves; the forgery tests turn it on.
     pub logs_spent_once: bool,
+    /// The review page's operator token; `None`: the page is off.
+    pub admin_token: Option<String>,
 }
 
 impl Default for Options {
@@ -110,6 +113,7 @@ impl Default for Options {
             postgres_url_suffix: String::new(),
             store: StoreOptions::default(),
             logs_spent_once: false,
+            admin_token: None,
         }
     }
 }
@@ -191,6 +195,10 @@ impl TestServer {
             request_timeout: options.request_timeout,
             review: options.review,
             logs_spent_once: options.logs_spent_once,
+            admin_token: options
+                .admin_token
+                .as_deref()
+                .map(|token| OperatorToken::new(token).unwrap()),
         };
         let router = router::build(AppState::new(settings, store, clock.clone()));
         TestServer {
