@@ -16,11 +16,10 @@
 use crate::cli::{AdminArgs, AdminCommand};
 use crate::clock::{Clock, SystemClock};
 use crate::names::{self, ResetError};
-use crate::replay_view::{self, speed};
+use crate::replay_view::{self, received, speed};
 use crate::store::{Approval, Location, Store};
 use crate::store::{ListedResult, Listing};
 use std::io::Write;
-use std::time::{Duration, UNIX_EPOCH};
 use uuid::Uuid;
 
 /// Runs one admin command, writing what it did to `out`.
@@ -138,12 +137,6 @@ fn queue_text(queue: &[ListedResult]) -> String {
         ));
     }
     text
-}
-
-/// A receipt time as RFC 3339, UTC, to the second.
-pub fn received(received_at: i64) -> String {
-    let received = UNIX_EPOCH + Duration::from_millis(received_at.max(0) as u64);
-    humantime::format_rfc3339_seconds(received).to_string()
 }
 
 fn line(result: &ListedResult) -> String {

@@ -8,7 +8,8 @@
 //! - `POST /admin/approve` (`player`, `score`) and `POST /admin/hide` (`player`): then
 //!   back to the queue.
 //!
-//! Off (404) unless an operator token is set (`--admin-token` / `KEYDO_ADMIN_TOKEN`).
+//! Off (404) unless an operator token is set (`--admin-token` / `KEYDO_ADMIN_TOKEN`,
+//! [`crate::operator_token`]).
 //! Every request must carry it as the password of HTTP Basic authentication (any user
 //! name), compared in constant time; else 401 with a `WWW-Authenticate` challenge, so a
 //! browser asks for it. Requests are counted against the per-address rate limit and
@@ -18,10 +19,10 @@
 //! credentials. Answers are never cached.
 
 use crate::error::ApiError;
-use crate::replay_view::{self, speed};
+use crate::replay_view::{self, received, speed};
 use crate::state::AppState;
 use crate::store::{Approval, ListedResult, Listing};
-use crate::{admin, origin, rate_limit};
+use crate::{origin, rate_limit};
 use axum::Router;
 use axum::extract::{Form, Path, Request, State};
 use axum::http::{HeaderValue, header};
@@ -33,59 +34,13 @@ use base64::engine::general_purpose::STANDARD as BASE64;
 use html_escape::encode_text as html;
 use keydo_core::api::ApiCode;
 use serde::Deserialize;
-use sha2::{Digest, Sha256};
-use std::fmt;
 use std::fmt::Write as _;
-use subtle::ConstantTimeEq;
 use tower::ServiceBuilder;
 use tower_http::set_header::SetResponseHeaderLayer;
 use uuid::Uuid;
 
-/// The shortest operator token accepted: guessing one stays hopeless even at the
-/// per-address rate limit.
-pub const MIN_TOKEN_CHARS: usize = 32;
-
 /// How many held results the page lists.
 const QUEUE_PAGE: i64 = 200;
-
-/// The operator's token, kept only as digests.
-#[derive(Clone)]
-pub struct OperatorToken {
-    sha256: [u8; 32],
-    /// What every form on the page carries back: hex SHA-256 of a prefix and the token.
-    form_token: String,
-}
-
-impl OperatorToken {
-    pub fn new(token: &str) -> Result<Self, String> {
-        if token.chars().count() < MIN_TOKEN_CHARS {
-            return Err(format!(
-                "the admin token must be at least {MIN_TOKEN_CHARS} characters long, e.g. \
-                 the output of `openssl rand -hex 32`"
-            ));
-        }
-        Ok(OperatorToken {
-            sha256: Sha256::digest(token).into(),
-            form_token: hex::encode(Sha256::digest(format!("keydo-admin-form:{token}"))),
-        })
-    }
-
-    fn admits(&self, given: &str) -> bool {
-        let given: [u8; 32] = Sha256::digest(given).into();
-        given.ct_eq(&self.sha256).into()
-    }
-
-    fn admits_form(&self, given: &str) -> bool {
-        given.as_bytes().ct_eq(self.form_token.as_bytes()).into()
-    }
-}
-
-/// Never prints the token's digests.
-impl fmt::Debug for OperatorToken {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str("OperatorToken(..)")
-    }
-}
 
 /// The `/admin` routes, behind their checks.
 pub fn routes(state: &AppState) -> Router<AppState> {
@@ -148,12 +103,8 @@ fn basic_password(authorization: &str) -> Option<String> {
 
 async fn queue(State(state): State<AppState>) -> Result<Html<String>, ApiError> {
     let queue = state.store.list_results(Listing::Queue, QUEUE_PAGE).await?;
-    let form_token = &state
-        .settings
-        .admin_token
-        .as_ref()
-        .expect("authorized")
-        .form_token;
+    let token = state.settings.admin_token.as_ref().expect("authorized");
+    let form_token = token.form_token();
     Ok(Html(page("Review queue", &queue_html(&queue, form_token))))
 }
 
@@ -250,7 +201,9 @@ fn queue_html(queue: &[ListedResult], form_token: &str) -> String {
             if index > 0 {
                 body.push_str("</tbody></table></section>\n");
             }
-            let _ = write!(
+            let player = result.player_id.to_string();
+            let hidden = hidden_fields(&[("player", &player)], form_token);
+            let _ = writeln!(
                 body,
                 "<section class=\"player\"><h2>{name}</h2>\n<p>player {player}, \
                  {count} verified results</p>\n\
@@ -258,37 +211,28 @@ fn queue_html(queue: &[ListedResult], form_token: &str) -> String {
                  <button>Hide this player from the boards</button></form>\n\
                  <table><thead><tr><th>mode</th><th>speed</th><th>holds</th>\
                  <th>public best</th><th>received (UTC)</th><th>replay</th><th></th></tr>\
-                 </thead><tbody>\n",
+                 </thead><tbody>",
                 name = html(&result.display_name),
-                player = result.player_id,
                 count = result.player_results,
-                hidden = hidden_fields(&[("player", &result.player_id.to_string())], form_token),
             );
         }
         let public_best = result
             .public_best
             .map_or_else(|| "none".to_owned(), |best| speed(result.mode, best));
-        let _ = write!(
+        let (player, score) = (result.player_id.to_string(), result.score_id.to_string());
+        let hidden = hidden_fields(&[("player", &player), ("score", &score)], form_token);
+        let _ = writeln!(
             body,
             "<tr class=\"held\" data-score=\"{score}\"><td>{mode}</td><td>{speed}</td>\
              <td>{holds}</td><td>{public_best}</td><td>{received}</td>\
              <td><a href=\"/admin/replay/{player}/{score}\">replay</a></td>\
              <td><form method=\"post\" action=\"/admin/approve\">{hidden}\
-             <button>Approve</button></form></td></tr>\n",
-            score = result.score_id,
-            player = result.player_id,
+             <button>Approve</button></form></td></tr>",
             mode = result.mode,
             speed = html(&speed(result.mode, result.value)),
             holds = html(&result.holds),
             public_best = html(&public_best),
-            received = admin::received(result.received_at),
-            hidden = hidden_fields(
-                &[
-                    ("player", &result.player_id.to_string()),
-                    ("score", &result.score_id.to_string()),
-                ],
-                form_token
-            ),
+            received = received(result.received_at),
         );
     }
     body.push_str("</tbody></table></section>\n");
@@ -306,18 +250,6 @@ fn hidden_fields(fields: &[(&str, &str)], form_token: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn short_tokens_are_refused_and_the_token_is_compared_whole() {
-        assert!(OperatorToken::new("short").is_err());
-        let token = OperatorToken::new(&"a".repeat(MIN_TOKEN_CHARS)).unwrap();
-        assert!(token.admits(&"a".repeat(MIN_TOKEN_CHARS)));
-        assert!(!token.admits(&"a".repeat(MIN_TOKEN_CHARS - 1)));
-        assert!(!token.admits(""));
-        assert!(token.admits_form(&token.form_token.clone()));
-        assert!(!token.admits_form(&"a".repeat(MIN_TOKEN_CHARS)));
-        assert_eq!(format!("{token:?}"), "OperatorToken(..)");
-    }
 
     #[test]
     fn basic_credentials_give_their_password() {

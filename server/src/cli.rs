@@ -3,9 +3,9 @@
 //! Every flag has an environment variable so operators and tests can script the
 //! server without building argument lists; docs/operations.md fixes the names.
 
-use crate::admin_page::OperatorToken;
 use crate::client::{TrustedProxies, parse_network};
 use crate::connections::ConnectionLimits;
+use crate::operator_token::OperatorToken;
 use crate::origin;
 use crate::settings::{RateLimits, Settings};
 use crate::store::StoreOptions;

@@ -20,6 +20,7 @@ pub mod json_body;
 pub mod link_code;
 pub mod metrics;
 pub mod names;
+pub mod operator_token;
 pub mod origin;
 pub mod paths;
 pub mod rate_limit;

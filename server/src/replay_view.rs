@@ -3,7 +3,8 @@
 //! the pause before it, what it did, and whether each character it typed was right.
 //!
 //! The summary is the server's own replay (`keydo_core::verify::replay`), so what the
-//! operator reads is what the server judged.
+//! operator reads is what the server judged. Also how the operator's views (`admin`,
+//! `admin_page`) write speeds and receipt times.
 
 use crate::store::KeptLog;
 use keydo_core::game::corpora::Corpora;
@@ -12,6 +13,7 @@ use keydo_core::game::score;
 use keydo_core::verify::replay::replay;
 use keydo_core::{CharState, Corpus, InputLog, Mode, PromptId, Seed, Session};
 use std::fmt::Write as _;
+use std::time::{Duration, UNIX_EPOCH};
 
 /// Why a kept log cannot be shown (its prompt left the shipped texts, or it is
 /// damaged: neither happens to a log the server accepted with this build's texts).
@@ -79,6 +81,12 @@ pub fn render(kept: &KeptLog) -> Result<String, ReplayViewError> {
         previous_at = entry.at;
     }
     Ok(text)
+}
+
+/// A receipt time as RFC 3339, UTC, to the second.
+pub fn received(received_at: i64) -> String {
+    let received = UNIX_EPOCH + Duration::from_millis(received_at.max(0) as u64);
+    humantime::format_rfc3339_seconds(received).to_string()
 }
 
 /// A value as the speed it stands for: `212.50 WPM`, `230.00 字/分`.

@@ -1,8 +1,8 @@
 //! What the running server is configured with, independent of how it was given
 //! (command line, environment or a test).
 
-use crate::admin_page::OperatorToken;
 use crate::client::TrustedProxies;
+use crate::operator_token::OperatorToken;
 use keydo_core::verify::review::Thresholds;
 use std::num::NonZeroU32;
 use std::path::PathBuf;
