@@ -110,8 +110,11 @@ async fn list(
 }
 
 /// The review queue, one block per player (in the queue's order): the player, then
-/// their held results, each with the figures that decide it.
+/// their held results, each with the figures that decide it (docs/replay.md).
 fn queue_text(queue: &[ListedResult]) -> String {
+    if queue.is_empty() {
+        return "nothing waits for review\n".to_owned();
+    }
     let mut text = String::new();
     let mut player = None;
     for result in queue {
@@ -151,4 +154,57 @@ fn line(result: &ListedResult) -> String {
         result.state.id(),
         result.holds
     )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::store::ResultState;
+    use keydo_core::Mode;
+
+    fn held(player: u128, name: &str, mode: Mode, value: i64, best: Option<i64>) -> ListedResult {
+        ListedResult {
+            received_at: 1_795_968_000_000,
+            player_id: Uuid::from_u128(player),
+            display_name: name.into(),
+            score_id: Uuid::from_u128(value as u128),
+            mode,
+            value,
+            state: ResultState::Held,
+            holds: "speed".into(),
+            public_best: best,
+            player_results: 3,
+        }
+    }
+
+    #[test]
+    fn the_queue_reads_one_block_per_player_in_its_order() {
+        let queue = [
+            held(2, "Bo \"B\"", Mode::Words, 28_012, None),
+            held(1, "Ann", Mode::Words, 24_050, Some(9_034)),
+            held(1, "Ann", Mode::Zh, 23_000, None),
+        ];
+        let text = queue_text(&queue);
+        let lines: Vec<&str> = text.lines().collect();
+        assert_eq!(lines.len(), 5, "{text}");
+        assert_eq!(
+            lines[0],
+            format!(
+                "player {} \"Bo \\\"B\\\"\", 3 verified results",
+                Uuid::from_u128(2)
+            )
+        );
+        assert_eq!(
+            lines[1],
+            format!(
+                "  words 280.12 WPM, holds speed, public best none, received \
+                 2026-11-29T16:00:00Z, score {}",
+                Uuid::from_u128(28_012)
+            )
+        );
+        assert!(lines[2].starts_with(&format!("player {} \"Ann\"", Uuid::from_u128(1))));
+        assert!(lines[3].contains("240.50 WPM, holds speed, public best 90.34 WPM"));
+        assert!(lines[4].starts_with("  zh 230.00 字/分"), "{}", lines[4]);
+        assert_eq!(queue_text(&[]), "nothing waits for review\n");
+    }
 }
