@@ -16,7 +16,8 @@
 //! refused from foreign origins like the API's; every POST must also carry the form
 //! token the page embeds (derived from the operator token, so another site cannot know
 //! it), which stops cross-site form posts that ride on the browser's remembered
-//! credentials. Answers are never cached.
+//! credentials. Answers are never cached; refusals are the API's error bodies, with
+//! their stable codes.
 
 use crate::error::ApiError;
 use crate::replay_view::{self, received, speed};
@@ -24,6 +25,7 @@ use crate::state::AppState;
 use crate::store::{Approval, ListedResult, Listing};
 use crate::{origin, rate_limit};
 use axum::Router;
+use axum::extract::rejection::{FormRejection, PathRejection};
 use axum::extract::{Form, Path, Request, State};
 use axum::http::{HeaderValue, header};
 use axum::middleware::{Next, from_fn_with_state};
@@ -110,8 +112,9 @@ async fn queue(State(state): State<AppState>) -> Result<Html<String>, ApiError> 
 
 async fn replay(
     State(state): State<AppState>,
-    Path((player_id, score_id)): Path<(Uuid, Uuid)>,
+    ids: Result<Path<(Uuid, Uuid)>, PathRejection>,
 ) -> Result<Html<String>, ApiError> {
+    let Path((player_id, score_id)) = ids.map_err(|_| ApiError::not_found())?;
     let kept = state
         .store
         .kept_log(player_id, score_id)
@@ -141,8 +144,9 @@ struct ApproveForm {
 
 async fn approve(
     State(state): State<AppState>,
-    Form(form): Form<ApproveForm>,
+    form: Result<Form<ApproveForm>, FormRejection>,
 ) -> Result<Redirect, ApiError> {
+    let Form(form) = form.map_err(|_| ApiError::invalid_shape())?;
     check_form_token(&state, &form.form_token)?;
     match state.store.approve(form.player, form.score).await? {
         Approval::Approved(_) => Ok(Redirect::to("/admin")),
@@ -161,8 +165,9 @@ struct HideForm {
 
 async fn hide(
     State(state): State<AppState>,
-    Form(form): Form<HideForm>,
+    form: Result<Form<HideForm>, FormRejection>,
 ) -> Result<Redirect, ApiError> {
+    let Form(form) = form.map_err(|_| ApiError::invalid_shape())?;
     check_form_token(&state, &form.form_token)?;
     if !state.store.set_hidden(form.player, true).await? {
         return Err(ApiError::new(ApiCode::NotFound, "No player has this id."));

@@ -424,6 +424,16 @@ async fn the_review_page_lists_the_queue_and_approves() {
             .send("POST", "/admin/approve", &[form], &approve(&token))
             .await;
         assert_eq!(answer.status, 401, "{}", text(&answer));
+        let answer = http
+            .send(
+                "POST",
+                "/admin/approve",
+                &[("Authorization", &auth), form],
+                "player=x",
+            )
+            .await;
+        assert_eq!(answer.status, 422, "{}", text(&answer));
+        assert!(String::from_utf8_lossy(&answer.body).contains("INVALID_BODY"));
         assert!(http.board("words", "alltime").await.len() == 1);
 
         let answer = http
