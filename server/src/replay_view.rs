@@ -144,7 +144,6 @@ mod tests {
         let kept = KeptLog {
             mode: Mode::Words,
             prompt: submission.prompt.unwrap().to_string(),
-            value: submission.value,
             input: log.to_base64(),
         };
         let text = render(&kept).unwrap();

@@ -9,42 +9,27 @@
 //! typing the same prompt perfectly share its edits but not their times.
 
 use super::StoreError;
-use super::results;
+use super::results::{self, NewResult};
 use super::sql::{Param, Sql};
 use keydo_core::InputLog;
 use keydo_core::api::ApiCode;
 use keydo_core::verify::Refusal;
 use sha2::{Digest, Sha256};
-use uuid::Uuid;
 
 /// The digest a log is spent under: hex SHA-256 of its bytes.
 pub fn log_sha256(log: &InputLog) -> String {
     hex::encode(Sha256::digest(log.as_bytes()))
 }
 
-/// The result about to be stored, as far as spending its log goes.
-#[derive(Debug, Clone, Copy)]
-pub struct Spending<'a> {
-    pub log_sha256: &'a str,
-    pub player_id: Uuid,
-    pub score_id: Uuid,
-    /// `corpus:seed` of a seeded prompt.
-    pub seed_key: Option<&'a str>,
-    pub now: i64,
-}
-
-/// Spends the log of a result about to be stored, or refuses it as spent. A resend
-/// (the player's score id is stored already) and a result its seed will refuse spend
-/// nothing: the first receipt stands, and a refused result spends no log.
-pub fn spend(sql: &mut dyn Sql, spending: Spending<'_>) -> Result<Option<Refusal>, StoreError> {
-    let Spending {
-        log_sha256,
-        player_id,
-        score_id,
-        seed_key,
-        now,
-    } = spending;
-    if results::stored_result(sql, player_id, score_id)?.is_some() {
+/// Spends the log of a result about to be stored, or refuses it as spent. Nothing to
+/// do without a digest (logs may be reused: test setups). A resend (the player's score
+/// id is stored already) and a result its seed will refuse spend nothing: the first
+/// receipt stands, and a refused result spends no log.
+pub fn spend(sql: &mut dyn Sql, result: &NewResult) -> Result<Option<Refusal>, StoreError> {
+    let Some(log_sha256) = result.log_sha256.as_deref() else {
+        return Ok(None);
+    };
+    if results::stored_result(sql, result.player_id, result.score_id)?.is_some() {
         return Ok(None);
     }
     let spent = sql
@@ -56,8 +41,8 @@ pub fn spend(sql: &mut dyn Sql, spending: Spending<'_>) -> Result<Option<Refusal
     if spent {
         return Ok(Some(reused()));
     }
-    if let Some(seed_key) = seed_key
-        && results::seed_used(sql, player_id, seed_key)?
+    if let Some(seed_key) = &result.seed_key
+        && results::seed_used(sql, result.player_id, seed_key)?
     {
         return Ok(None);
     }
@@ -70,9 +55,9 @@ pub fn spend(sql: &mut dyn Sql, spending: Spending<'_>) -> Result<Option<Refusal
          RETURNING log_sha256",
         &[
             Param::Text(log_sha256),
-            Param::Id(player_id),
-            Param::Id(score_id),
-            Param::Int(now),
+            Param::Id(result.player_id),
+            Param::Id(result.score_id),
+            Param::Int(result.received_at),
         ],
     )?;
     Ok(claimed.is_none().then(reused))

@@ -249,7 +249,6 @@ pub struct KeptLog {
     pub mode: Mode,
     /// `words:42`, `quotes:austen-pride`.
     pub prompt: String,
-    pub value: i64,
     /// The log, base64.
     pub input: String,
 }
@@ -261,7 +260,7 @@ pub fn kept_log(
     score_id: Uuid,
 ) -> Result<Option<KeptLog>, StoreError> {
     sql.query_opt(
-        "SELECT mode, prompt, value, input FROM results
+        "SELECT mode, prompt, input FROM results
          WHERE player_id = $1 AND score_id = $2 AND input IS NOT NULL",
         &[Param::Id(player_id), Param::Id(score_id)],
     )?
@@ -269,8 +268,7 @@ pub fn kept_log(
         Ok(KeptLog {
             mode: mode_of(row.text(0)?)?,
             prompt: row.text(1)?.to_owned(),
-            value: row.int(2)?,
-            input: row.text(3)?.to_owned(),
+            input: row.text(2)?.to_owned(),
         })
     })
     .transpose()

@@ -2,7 +2,7 @@
 //! operation one transaction, built from the statements of its tables.
 
 use super::boards::{self, Best, Board, Game};
-use super::log_digests::{self, Spending};
+use super::log_digests;
 use super::names;
 use super::players;
 use super::results::{self, KeptLog, ListedResult, Listing, NewResult, ResultState, StoredResult};
@@ -54,18 +54,7 @@ impl Store {
             {
                 return Ok(Recording::Refused(refusal));
             }
-            if let Some(log_sha256) = &result.log_sha256
-                && let Some(refusal) = log_digests::spend(
-                    sql,
-                    Spending {
-                        log_sha256,
-                        player_id: result.player_id,
-                        score_id: result.score_id,
-                        seed_key: result.seed_key.as_deref(),
-                        now: result.received_at,
-                    },
-                )?
-            {
+            if let Some(refusal) = log_digests::spend(sql, &result)? {
                 return Ok(Recording::Refused(refusal));
             }
             let stored = if results::insert_result(sql, &result)? {
