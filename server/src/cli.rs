@@ -396,4 +396,24 @@ mod tests {
         assert!(args.settings().unwrap().tls);
         assert!(Cli::try_parse_from(["keydo-server", "--max-connections", "0"]).is_err());
     }
+
+    #[test]
+    fn the_admin_token_must_be_long_and_prefix_limits_have_defaults() {
+        let error = serve_args(&["--admin-token", "short"])
+            .settings()
+            .unwrap_err();
+        assert!(error.to_string().starts_with("--admin-token: "), "{error}");
+        let token = "x".repeat(crate::operator_token::MIN_TOKEN_CHARS);
+        let settings = serve_args(&["--admin-token", &token]).settings().unwrap();
+        assert!(settings.admin_token.is_some() && settings.logs_spent_once);
+        let limits = serve_args(&[]).settings().unwrap().rate_limits;
+        assert_eq!(
+            (
+                limits.save_creations_per_minute.get(),
+                limits.save_creations_per_56_per_minute.get(),
+                limits.save_creations_per_48_per_minute.get()
+            ),
+            (2, 4, 8)
+        );
+    }
 }
