@@ -454,6 +454,20 @@ async fn the_review_page_lists_the_queue_and_approves() {
         let page = String::from_utf8(page.body).unwrap();
         assert_eq!(listed_scores(&page).len(), 2, "Bo left the queue: {page}");
         assert!(!page.contains(&bo.profile.display_name), "{page}");
+
+        // Hiding a player takes their public results off the boards.
+        assert_eq!(http.board("words", "alltime").await.len(), 2);
+        let hide = format!("player={}&form_token={token}", ann.player_id);
+        let answer = http
+            .send(
+                "POST",
+                "/admin/hide",
+                &[("Authorization", &auth), form],
+                &hide,
+            )
+            .await;
+        assert_eq!(answer.status, 303, "{}", text(&answer));
+        assert_eq!(http.board("words", "alltime").await, [value_of(&bo_words)]);
     }
 }
 
