@@ -113,6 +113,7 @@ fn api_words(code: ApiCode) -> &'static str {
         ApiCode::PlayedInFuture => "This device's clock is ahead of the server's.",
         ApiCode::PlayedBeforeSave => "This result is too old to count.",
         ApiCode::SeedReused => "You already sent a game on this text; a text counts once.",
+        ApiCode::LogReused => "This game's typing was already sent with another result.",
         ApiCode::NameTaken => "Another player already has this name.",
         ApiCode::IdempotencyKeyRequired => {
             "The request lacked the key that makes it safe to resend."

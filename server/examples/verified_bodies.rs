@@ -1,6 +1,6 @@
 //! Writes the bodies `scripts/bench-server.sh` and `scripts/bench-deploy.mjs` post: real `words` games (a simulated
-//! person at 80–140 WPM, one fixed mistake every 40 keys), `games` distinct seeds per
-//! save, as a Lua table for wrk.
+//! person at 80–140 WPM, one fixed mistake every 40 keys, each game with its own
+//! rhythm), `games` distinct seeds per save, as a Lua table for wrk.
 //!
 //! `cargo run --release -p keydo-server --example verified_bodies -- <tokens> <games> <played-at-ms> <out.lua>`
 
@@ -23,12 +23,12 @@ fn main() -> anyhow::Result<()> {
     for (n, token) in std::fs::read_to_string(tokens)?.lines().enumerate() {
         for game in 0..games {
             let wpm = 80 + (n as u32 * 7 + game as u32 * 13) % 60;
-            let played = play(
-                corpora,
-                Mode::Words,
-                Seed::new(game + 1).unwrap(),
-                &Typist::steady_human(wpm),
-            );
+            // A rhythm of each game's own: the server spends a log once (docs/replay.md).
+            let typist = Typist {
+                seed: n as u64 * games + game,
+                ..Typist::steady_human(wpm)
+            };
+            let played = play(corpora, Mode::Words, Seed::new(game + 1).unwrap(), &typist);
             let body = serde_json::to_string(&played.submission(uuid::Uuid::new_v4(), played_at))?;
             writeln!(lua, "  {{ token = \"{token}\", body = [[{body}]] }},")?;
         }

@@ -2,6 +2,9 @@
 //! while the server runs (docs/replay.md).
 //!
 //! - `held`: results waiting for review, oldest first;
+//! - `queue`: the review queue: held results grouped by player, best first, with the
+//!   player's public best and how many results they have;
+//! - `replay <player> <score>`: what a held result's kept log typed, and when;
 //! - `suspicious`: results whose timing no person produces, newest first;
 //! - `approve <player> <score>`: a held result joins the public boards;
 //! - `hide <player>` / `unhide <player>`: off the public boards (their results still
@@ -13,11 +16,10 @@
 use crate::cli::{AdminArgs, AdminCommand};
 use crate::clock::{Clock, SystemClock};
 use crate::names::{self, ResetError};
+use crate::replay_view::{self, received, speed};
 use crate::store::{Approval, Location, Store};
 use crate::store::{ListedResult, Listing};
-use keydo_core::Mode;
 use std::io::Write;
-use std::time::{Duration, UNIX_EPOCH};
 use uuid::Uuid;
 
 /// Runs one admin command, writing what it did to `out`.
@@ -30,6 +32,19 @@ pub async fn run(args: AdminArgs, out: &mut impl Write) -> anyhow::Result<()> {
     match args.command {
         AdminCommand::Held { limit } => list(&store, Listing::Held, limit, out).await,
         AdminCommand::Suspicious { limit } => list(&store, Listing::Suspicious, limit, out).await,
+        AdminCommand::Queue { limit } => {
+            let queue = store.list_results(Listing::Queue, i64::from(limit)).await?;
+            Ok(write!(out, "{}", queue_text(&queue))?)
+        }
+        AdminCommand::Replay {
+            player_id,
+            score_id,
+        } => match store.kept_log(player_id, score_id).await? {
+            Some(kept) => Ok(write!(out, "{}", replay_view::render(&kept)?)?),
+            None => anyhow::bail!(
+                "player {player_id} has no result {score_id} with a kept log (only held results keep theirs)"
+            ),
+        },
         AdminCommand::Approve {
             player_id,
             score_id,
@@ -94,11 +109,43 @@ async fn list(
     Ok(())
 }
 
+/// The review queue, one block per player (in the queue's order): the player, then
+/// their held results, each with the figures that decide it (docs/replay.md).
+fn queue_text(queue: &[ListedResult]) -> String {
+    if queue.is_empty() {
+        return "nothing waits for review\n".to_owned();
+    }
+    let mut text = String::new();
+    let mut player = None;
+    for result in queue {
+        if player != Some(result.player_id) {
+            player = Some(result.player_id);
+            text.push_str(&format!(
+                "player {} \"{}\", {} verified results\n",
+                result.player_id,
+                result.display_name.escape_debug(),
+                result.player_results
+            ));
+        }
+        let public_best = result
+            .public_best
+            .map_or_else(|| "none".to_owned(), |best| speed(result.mode, best));
+        text.push_str(&format!(
+            "  {} {}, holds {}, public best {public_best}, received {}, score {}\n",
+            result.mode,
+            speed(result.mode, result.value),
+            result.holds,
+            received(result.received_at),
+            result.score_id,
+        ));
+    }
+    text
+}
+
 fn line(result: &ListedResult) -> String {
-    let received = UNIX_EPOCH + Duration::from_millis(result.received_at.max(0) as u64);
     format!(
         "{}\t{}\t{}\t{}\t{}\t{}\t{}\t{}",
-        humantime::format_rfc3339_seconds(received),
+        received(result.received_at),
         result.player_id,
         result.display_name.escape_debug(),
         result.score_id,
@@ -109,8 +156,55 @@ fn line(result: &ListedResult) -> String {
     )
 }
 
-/// A value as the speed it stands for: `212.50 WPM`, `230.00 字/分`.
-fn speed(mode: Mode, value: i64) -> String {
-    let unit = if mode == Mode::Zh { "字/分" } else { "WPM" };
-    format!("{}.{:02} {unit}", value / 100, value % 100)
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::store::ResultState;
+    use keydo_core::Mode;
+
+    fn held(player: u128, name: &str, mode: Mode, value: i64, best: Option<i64>) -> ListedResult {
+        ListedResult {
+            received_at: 1_795_968_000_000,
+            player_id: Uuid::from_u128(player),
+            display_name: name.into(),
+            score_id: Uuid::from_u128(value as u128),
+            mode,
+            value,
+            state: ResultState::Held,
+            holds: "speed".into(),
+            public_best: best,
+            player_results: 3,
+        }
+    }
+
+    #[test]
+    fn the_queue_reads_one_block_per_player_in_its_order() {
+        let queue = [
+            held(2, "Bo \"B\"", Mode::Words, 28_012, None),
+            held(1, "Ann", Mode::Words, 24_050, Some(9_034)),
+            held(1, "Ann", Mode::Zh, 23_000, None),
+        ];
+        let text = queue_text(&queue);
+        let lines: Vec<&str> = text.lines().collect();
+        assert_eq!(lines.len(), 5, "{text}");
+        assert_eq!(
+            lines[0],
+            format!(
+                "player {} \"Bo \\\"B\\\"\", 3 verified results",
+                Uuid::from_u128(2)
+            )
+        );
+        assert_eq!(
+            lines[1],
+            format!(
+                "  words 280.12 WPM, holds speed, public best none, received \
+                 2026-11-29T16:00:00Z, score {}",
+                Uuid::from_u128(28_012)
+            )
+        );
+        assert!(lines[2].starts_with(&format!("player {} \"Ann\"", Uuid::from_u128(1))));
+        assert!(lines[3].contains("240.50 WPM, holds speed, public best 90.34 WPM"));
+        assert!(lines[4].starts_with("  zh 230.00 字/分"), "{}", lines[4]);
+        assert_eq!(queue_text(&[]), "nothing waits for review\n");
+    }
 }

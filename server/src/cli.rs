@@ -5,6 +5,7 @@
 
 use crate::client::{TrustedProxies, parse_network};
 use crate::connections::ConnectionLimits;
+use crate::operator_token::OperatorToken;
 use crate::origin;
 use crate::settings::{Alerts, RateLimits, Settings};
 use crate::store::{Gates, StoreOptions, TopPlaces};
@@ -124,6 +125,13 @@ pub struct ServeArgs {
     )]
     pub review_thresholds: Thresholds,
 
+    /// The operator's token for the review page at `/admin` (at least 32 characters,
+    /// e.g. `openssl rand -hex 32`), given there as the password of the browser's
+    /// login prompt. Prefer the environment variable: arguments show in process lists.
+    /// Without it the page is off. Serve it over HTTPS only.
+    #[arg(long, env = "KEYDO_ADMIN_TOKEN", hide_env_values = true)]
+    pub admin_token: Option<String>,
+
     #[command(flatten)]
     pub gates: GateArgs,
 
@@ -227,6 +235,14 @@ pub enum AdminCommand {
         #[arg(long, default_value_t = 100)]
         limit: u32,
     },
+    /// The review queue: held results grouped by player, the best first, with each
+    /// player's public best and how many verified results they have.
+    Queue {
+        #[arg(long, default_value_t = 100)]
+        limit: u32,
+    },
+    /// Show what a held result's kept input log typed, and when.
+    Replay { player_id: Uuid, score_id: Uuid },
     /// List results whose timing no person produces (held or approved), newest first.
     Suspicious {
         #[arg(long, default_value_t = 100)]
@@ -271,7 +287,7 @@ pub struct RateLimitArgs {
     #[arg(long, env = "KEYDO_RATE_LIMIT_PER_IDENTITY", default_value = "60")]
     pub rate_limit_per_identity: NonZeroU32,
 
-    /// Saves one IP address may create within any 60 seconds.
+    /// Saves one IP address (IPv6: one /64) may create within any 60 seconds.
     #[arg(long, env = "KEYDO_RATE_LIMIT_SAVES", default_value = "2")]
     pub rate_limit_saves: NonZeroU32,
 
@@ -283,6 +299,16 @@ pub struct RateLimitArgs {
     /// Held results per minute from one IP address (IPv6: one /64).
     #[arg(long, env = "KEYDO_RATE_LIMIT_HELD_PER_IP", default_value = "10")]
     pub rate_limit_held_per_ip: NonZeroU32,
+
+    /// Saves one IPv6 /56 (a home's usual delegation: 256 /64s) may create within any
+    /// 60 seconds.
+    #[arg(long, env = "KEYDO_RATE_LIMIT_SAVES_PER_56", default_value = "4")]
+    pub rate_limit_saves_per_56: NonZeroU32,
+
+    /// Saves one IPv6 /48 (a site's usual delegation: 65,536 /64s) may create within
+    /// any 60 seconds.
+    #[arg(long, env = "KEYDO_RATE_LIMIT_SAVES_PER_48", default_value = "8")]
+    pub rate_limit_saves_per_48: NonZeroU32,
 }
 
 #[derive(Debug, Clone, Args)]
@@ -323,6 +349,8 @@ impl ServeArgs {
                 save_creations_per_minute: self.rate_limits.rate_limit_saves,
                 held_per_save_per_minute: self.rate_limits.rate_limit_held_per_save,
                 held_per_ip_per_minute: self.rate_limits.rate_limit_held_per_ip,
+                save_creations_per_56_per_minute: self.rate_limits.rate_limit_saves_per_56,
+                save_creations_per_48_per_minute: self.rate_limits.rate_limit_saves_per_48,
             },
             request_timeout: Duration::from_secs(self.request_timeout_secs),
             review: self.review_thresholds,
@@ -336,6 +364,13 @@ impl ServeArgs {
                 held_results: i64::from(self.alerts.alert_review_queue),
                 database_bytes: i64::from(self.alerts.alert_database_mib) << 20,
             },
+            logs_spent_once: true,
+            admin_token: self
+                .admin_token
+                .as_deref()
+                .map(OperatorToken::new)
+                .transpose()
+                .map_err(|error| anyhow::anyhow!("--admin-token: {error}"))?,
         })
     }
 
@@ -443,5 +478,25 @@ mod tests {
         let args = serve_args(&["--tls-cert", "c.pem", "--tls-key", "k.pem"]);
         assert!(args.settings().unwrap().tls);
         assert!(Cli::try_parse_from(["keydo-server", "--max-connections", "0"]).is_err());
+    }
+
+    #[test]
+    fn the_admin_token_must_be_long_and_prefix_limits_have_defaults() {
+        let error = serve_args(&["--admin-token", "short"])
+            .settings()
+            .unwrap_err();
+        assert!(error.to_string().starts_with("--admin-token: "), "{error}");
+        let token = "x".repeat(crate::operator_token::MIN_TOKEN_CHARS);
+        let settings = serve_args(&["--admin-token", &token]).settings().unwrap();
+        assert!(settings.admin_token.is_some() && settings.logs_spent_once);
+        let limits = serve_args(&[]).settings().unwrap().rate_limits;
+        assert_eq!(
+            (
+                limits.save_creations_per_minute.get(),
+                limits.save_creations_per_56_per_minute.get(),
+                limits.save_creations_per_48_per_minute.get()
+            ),
+            (2, 4, 8)
+        );
     }
 }

@@ -5,6 +5,7 @@
 //! tests can build the same router around a temporary database and a fake clock.
 
 pub mod admin;
+pub mod admin_page;
 pub mod api;
 pub mod auth;
 pub mod backup;
@@ -20,9 +21,11 @@ pub mod json_body;
 pub mod link_code;
 pub mod metrics;
 pub mod names;
+pub mod operator_token;
 pub mod origin;
 pub mod paths;
 pub mod rate_limit;
+pub mod replay_view;
 pub mod request_log;
 pub mod router;
 pub mod security_headers;

@@ -51,6 +51,10 @@ pub enum Limit {
     PerIp,
     PerIdentity,
     SaveCreations,
+    /// Save creations from one IPv6 /56 (the wider prefixes in docs/api.md).
+    SaveCreationsPer56,
+    /// Save creations from one IPv6 /48.
+    SaveCreationsPer48,
     LinkAttempts,
     HeldPerSave,
     HeldPerIp,

@@ -5,7 +5,9 @@
 //! Limits are GCRA buckets from `governor`: a client may burst up to its per-minute
 //! limit and earns requests back at that rate. Save creation is stricter: a burst of
 //! `n`, then one per minute, so no 60 seconds ever see more than `n` new saves from
-//! one address. Using link codes is stricter still: [`LINK_ATTEMPTS`] at once, then one
+//! one address; from IPv6 also per /56 and per /48, since one subscriber is usually
+//! delegated a whole /56 or /48 and could otherwise create saves from each of its /64s
+//! (docs/api.md, "Rate limits"). Using link codes is stricter still: [`LINK_ATTEMPTS`] at once, then one
 //! a minute, per address, so codes cannot be guessed. Held results have budgets of
 //! their own, per save and per address, spent only once a result is known to be held
 //! (docs/replay.md, "The review queue"). The client is the [`ClientIp`]: the TCP peer, or behind trusted
@@ -21,6 +23,7 @@ use axum::middleware::Next;
 use axum::response::Response;
 use governor::{DefaultKeyedRateLimiter, Quota, RateLimiter};
 use std::net::{IpAddr, Ipv6Addr};
+use std::num::NonZeroU32;
 use std::sync::Arc;
 use std::time::Duration;
 use uuid::Uuid;
@@ -35,6 +38,8 @@ pub struct RateLimiters {
     per_ip: DefaultKeyedRateLimiter<IpAddr>,
     per_identity: DefaultKeyedRateLimiter<Uuid>,
     save_creations: DefaultKeyedRateLimiter<IpAddr>,
+    /// Save creations per wider IPv6 prefix, narrowest first.
+    save_creations_per_prefix: [(u8, Limit, DefaultKeyedRateLimiter<Ipv6Addr>); 2],
     link_attempts: DefaultKeyedRateLimiter<IpAddr>,
     held_per_save: DefaultKeyedRateLimiter<Uuid>,
     held_per_ip: DefaultKeyedRateLimiter<IpAddr>,
@@ -45,16 +50,22 @@ impl RateLimiters {
         RateLimiters {
             per_ip: RateLimiter::keyed(Quota::per_minute(limits.per_ip_per_minute)),
             per_identity: RateLimiter::keyed(Quota::per_minute(limits.per_identity_per_minute)),
-            save_creations: RateLimiter::keyed(
-                Quota::with_period(MINUTE)
-                    .expect("a minute is not zero")
-                    .allow_burst(limits.save_creations_per_minute),
-            ),
-            link_attempts: RateLimiter::keyed(
-                Quota::with_period(MINUTE)
-                    .expect("a minute is not zero")
-                    .allow_burst(LINK_ATTEMPTS.try_into().expect("not zero")),
-            ),
+            save_creations: RateLimiter::keyed(burst_per_minute(limits.save_creations_per_minute)),
+            save_creations_per_prefix: [
+                (
+                    56,
+                    Limit::SaveCreationsPer56,
+                    RateLimiter::keyed(burst_per_minute(limits.save_creations_per_56_per_minute)),
+                ),
+                (
+                    48,
+                    Limit::SaveCreationsPer48,
+                    RateLimiter::keyed(burst_per_minute(limits.save_creations_per_48_per_minute)),
+                ),
+            ],
+            link_attempts: RateLimiter::keyed(burst_per_minute(
+                LINK_ATTEMPTS.try_into().expect("not zero"),
+            )),
             held_per_save: RateLimiter::keyed(Quota::per_minute(limits.held_per_save_per_minute)),
             held_per_ip: RateLimiter::keyed(Quota::per_minute(limits.held_per_ip_per_minute)),
         }
@@ -72,10 +83,22 @@ impl RateLimiters {
             .map_err(|_| refused(Limit::PerIdentity))
     }
 
+    /// One save creation: from the client's address (IPv6: its /64), then from its
+    /// /56 and its /48. Narrowest first, so a client over its own limit spends nothing
+    /// of its neighbours' wider budgets.
     pub fn spend_save_creation(&self, ip: IpAddr) -> Result<(), ApiError> {
+        let key = client_key(ip);
         self.save_creations
-            .check_key(&client_key(ip))
-            .map_err(|_| refused(Limit::SaveCreations))
+            .check_key(&key)
+            .map_err(|_| refused(Limit::SaveCreations))?;
+        if let IpAddr::V6(ip) = key {
+            for (prefix, limit, limiter) in &self.save_creations_per_prefix {
+                limiter
+                    .check_key(&ipv6_prefix(ip, *prefix))
+                    .map_err(|_| refused(*limit))?;
+            }
+        }
+        Ok(())
     }
 
     /// One attempt to use a link code (a replay of a linked device spends none).
@@ -102,10 +125,20 @@ impl RateLimiters {
         forget_idle(&self.per_ip);
         forget_idle(&self.per_identity);
         forget_idle(&self.save_creations);
+        for (_, _, limiter) in &self.save_creations_per_prefix {
+            forget_idle(limiter);
+        }
         forget_idle(&self.link_attempts);
         forget_idle(&self.held_per_save);
         forget_idle(&self.held_per_ip);
     }
+}
+
+/// A burst of `n`, then one a minute.
+fn burst_per_minute(n: NonZeroU32) -> Quota {
+    Quota::with_period(MINUTE)
+        .expect("a minute is not zero")
+        .allow_burst(n)
 }
 
 fn refused(limit: Limit) -> ApiError {
@@ -149,26 +182,38 @@ fn client_key(client: IpAddr) -> IpAddr {
     match client {
         IpAddr::V6(ip) => match ip.to_ipv4_mapped() {
             Some(ipv4) => IpAddr::V4(ipv4),
-            None => {
-                let [a, b, c, d, ..] = ip.segments();
-                IpAddr::V6(Ipv6Addr::new(a, b, c, d, 0, 0, 0, 0))
-            }
+            None => IpAddr::V6(ipv6_prefix(ip, 64)),
         },
         ip => ip,
     }
 }
 
+/// The first `bits` bits of `ip`, the rest zero: the /`bits` network it is in.
+fn ipv6_prefix(ip: Ipv6Addr, bits: u8) -> Ipv6Addr {
+    Ipv6Addr::from(u128::from(ip) & !(u128::MAX >> bits))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
-    use std::num::NonZeroU32;
 
+    fn n(n: u32) -> NonZeroU32 {
+        NonZeroU32::new(n).unwrap()
+    }
+
+    /// Wider prefixes with budgets that never bind.
     fn limiters(per_ip: u32, per_identity: u32, saves: u32) -> RateLimiters {
-        let n = |n| NonZeroU32::new(n).unwrap();
+        prefix_limiters(per_ip, per_identity, [saves, 1_000, 1_000])
+    }
+
+    /// Save creations per /64, /56 and /48.
+    fn prefix_limiters(per_ip: u32, per_identity: u32, saves: [u32; 3]) -> RateLimiters {
         RateLimiters::new(RateLimits {
             per_ip_per_minute: n(per_ip),
             per_identity_per_minute: n(per_identity),
-            save_creations_per_minute: n(saves),
+            save_creations_per_minute: n(saves[0]),
+            save_creations_per_56_per_minute: n(saves[1]),
+            save_creations_per_48_per_minute: n(saves[2]),
             held_per_save_per_minute: n(2),
             held_per_ip_per_minute: n(3),
         })
@@ -235,5 +280,87 @@ mod tests {
         limiters.spend_save_creation(a).unwrap();
         assert!(limiters.spend_save_creation(b).is_err());
         limiters.spend_save_creation(other).unwrap();
+    }
+
+    #[test]
+    fn ipv6_prefixes_are_masked() {
+        let ip = |text: &str| text.parse::<Ipv6Addr>().unwrap();
+        let address = ip("2001:db8:abcd:12ff:1:2:3:4");
+        assert_eq!(ipv6_prefix(address, 64), ip("2001:db8:abcd:12ff::"));
+        assert_eq!(ipv6_prefix(address, 56), ip("2001:db8:abcd:1200::"));
+        assert_eq!(ipv6_prefix(address, 48), ip("2001:db8:abcd::"));
+    }
+
+    #[test]
+    fn save_creation_is_limited_per_56_across_its_64s() {
+        let limiters = prefix_limiters(100, 100, [2, 3, 100]);
+        let ip = |text: &str| text.parse::<IpAddr>().unwrap();
+        // Three /64s of one /56: each within its own budget, the /56 allows 3.
+        limiters
+            .spend_save_creation(ip("2001:db8:1:100::1"))
+            .unwrap();
+        limiters
+            .spend_save_creation(ip("2001:db8:1:101::1"))
+            .unwrap();
+        limiters
+            .spend_save_creation(ip("2001:db8:1:1ff::1"))
+            .unwrap();
+        let error = limiters
+            .spend_save_creation(ip("2001:db8:1:102::1"))
+            .unwrap_err();
+        assert_eq!(error.code, keydo_core::api::ApiCode::RateLimited);
+        // The next /56 of the same /48 has its own budget.
+        limiters
+            .spend_save_creation(ip("2001:db8:1:200::1"))
+            .unwrap();
+        // IPv4 has no wider prefix: addresses of one /24 do not share.
+        for last in 1..=5 {
+            limiters
+                .spend_save_creation(ip(&format!("192.0.2.{last}")))
+                .unwrap();
+        }
+    }
+
+    #[test]
+    fn save_creation_is_limited_per_48_across_its_56s() {
+        let limiters = prefix_limiters(100, 100, [2, 2, 3]);
+        let ip = |text: &str| text.parse::<IpAddr>().unwrap();
+        limiters
+            .spend_save_creation(ip("2001:db8:7:100::1"))
+            .unwrap();
+        limiters
+            .spend_save_creation(ip("2001:db8:7:200::1"))
+            .unwrap();
+        limiters
+            .spend_save_creation(ip("2001:db8:7:ff00::1"))
+            .unwrap();
+        assert!(
+            limiters
+                .spend_save_creation(ip("2001:db8:7:300::1"))
+                .is_err()
+        );
+        limiters
+            .spend_save_creation(ip("2001:db8:8:100::1"))
+            .unwrap();
+    }
+
+    #[test]
+    fn a_64_over_its_limit_spends_nothing_of_its_prefixes() {
+        let limiters = prefix_limiters(100, 100, [1, 2, 2]);
+        let ip = |text: &str| text.parse::<IpAddr>().unwrap();
+        let noisy = ip("2001:db8:9:100::1");
+        limiters.spend_save_creation(noisy).unwrap();
+        for _ in 0..10 {
+            assert!(limiters.spend_save_creation(noisy).is_err());
+        }
+        // The /56 (and /48) still have one creation left for a neighbour.
+        limiters
+            .spend_save_creation(ip("2001:db8:9:101::1"))
+            .unwrap();
+        assert!(
+            limiters
+                .spend_save_creation(ip("2001:db8:9:102::1"))
+                .is_err()
+        );
     }
 }

@@ -4,11 +4,12 @@
 //! who trusted proxies say it is) → is logged → gets the security headers → is counted
 //! in the metrics → may be compressed → has its API error body written → is cut off
 //! after the timeout → has panics turned into 500s. Then `/api/*` goes through the API
-//! pipeline (see [`crate::api`]) and everything else is a file of the built shell.
+//! pipeline (see [`crate::api`]), `/admin` is the operator's review page (see
+//! [`crate::admin_page`]) and everything else is a file of the built shell.
 
 use crate::security_headers::{self, SecurityHeaders};
 use crate::state::AppState;
-use crate::{api, client, error, metrics, request_log, static_files};
+use crate::{admin_page, api, client, error, metrics, request_log, static_files};
 use axum::Router;
 use axum::extract::Request;
 use axum::http::StatusCode;
@@ -30,6 +31,7 @@ pub fn build(state: AppState) -> Router {
         .nest("/api", api.clone())
         // `nest` leaves out "/api/" itself; the API still answers it, with its own 404.
         .route_service("/api/", api.with_state(state.clone()))
+        .merge(admin_page::routes(&state))
         .merge(static_files::router(&state.settings.dist))
         .layer(
             ServiceBuilder::new()

@@ -2,6 +2,7 @@
 //! (command line, environment or a test).
 
 use crate::client::TrustedProxies;
+use crate::operator_token::OperatorToken;
 use crate::store::Gates;
 use keydo_core::verify::review::Thresholds;
 use std::num::NonZeroU32;
@@ -25,6 +26,12 @@ pub struct Settings {
     pub request_timeout: Duration,
     /// Above these values results wait for an operator's review (docs/replay.md).
     pub review: Thresholds,
+    /// Whether an input log is spent once, across all saves (docs/replay.md). Always in
+    /// `keydo-server`; test setups that send one simulated game under several saves
+    /// turn it off.
+    pub logs_spent_once: bool,
+    /// The operator's token for the review page (`/admin`); without one the page is off.
+    pub admin_token: Option<OperatorToken>,
     /// Results that would land where it matters wait for review too (docs/replay.md,
     /// "Places that matter").
     pub gates: Gates,
@@ -44,8 +51,12 @@ pub struct Alerts {
 pub struct RateLimits {
     pub per_ip_per_minute: NonZeroU32,
     pub per_identity_per_minute: NonZeroU32,
-    /// Saves one IP may create within any 60 seconds.
+    /// Saves one IP (IPv6: one /64) may create within any 60 seconds.
     pub save_creations_per_minute: NonZeroU32,
+    /// Saves one IPv6 /56 may create within any 60 seconds.
+    pub save_creations_per_56_per_minute: NonZeroU32,
+    /// Saves one IPv6 /48 may create within any 60 seconds.
+    pub save_creations_per_48_per_minute: NonZeroU32,
     /// Held results one save may send per minute (docs/replay.md, "The review queue").
     pub held_per_save_per_minute: NonZeroU32,
     /// Held results one IP (IPv6: one /64) may send per minute.

@@ -125,6 +125,9 @@ api_codes! {
     PlayedBeforeSave = "PLAYED_BEFORE_SAVE", 422, true;
     /// The player already submitted another result on this seed.
     SeedReused = "SEED_REUSED", 422, true;
+    /// The input log (its edits with their times) came with another result already:
+    /// a game's typing counts once, under one save and one score id.
+    LogReused = "LOG_REUSED", 422, true;
     /// Another player's name is the same up to case and compatibility forms.
     NameTaken = "NAME_TAKEN", 422, true;
     /// Too many requests; `Retry-After` says when to come back.

@@ -10,15 +10,16 @@
 //! results have a rate limit of their own (429). The weekly board takes a game
 //! only when its week is the server's current week (UTC+8). A resend of a `scoreId`
 //! finds the first receipt and answers as it did; another game on a used seed is
-//! refused. `improved` says whether this game (by `scoreId`) is the standing best on
-//! the public board, not whether this very request wrote it.
+//! refused, and so is a log another result spent already. `improved` says whether this
+//! game (by `scoreId`) is the standing best on the public board, not whether this very
+//! request wrote it.
 
 use crate::client::ClientIp;
 use crate::error::ApiError;
 use crate::json_body::BoundedJson;
 use crate::state::AppState;
 use crate::store::Recording;
-use crate::store::{Caller, Gate, NewResult, ResultState};
+use crate::store::{Caller, Gate, NewResult, ResultState, log_sha256};
 use axum::Json;
 use axum::extract::{Extension, State};
 use keydo_core::api::week;
@@ -43,7 +44,15 @@ pub async fn submit(
     let current_week = week::week_of(now);
     let weekly_accepted = submission.week == current_week;
     let weekly_board = weekly_accepted.then_some(current_week);
-    let result = stored_result(&player, &submission, verified, now, weekly_board)?;
+    let spends_log = state.settings.logs_spent_once;
+    let result = stored_result(
+        &player,
+        &submission,
+        verified,
+        now,
+        weekly_board,
+        spends_log,
+    )?;
     let limiters = state.rate_limiters.clone();
     let gate = Gate {
         gates: state.settings.gates,
@@ -80,13 +89,15 @@ fn refused(refusal: Refusal) -> ApiError {
 }
 
 /// The row that keeps a verified result, with its input log: the store keeps the log
-/// only if the result ends up held (for review).
+/// only if the result ends up held (for review). With `spends_log`, its log's digest
+/// goes with it (docs/replay.md).
 fn stored_result(
     player: &Caller,
     submission: &ScoreSubmission,
     verified: Verified,
     now: i64,
     board_week: Option<i64>,
+    spends_log: bool,
 ) -> Result<NewResult, ApiError> {
     let held = !verified.holds.is_empty();
     let holds: Vec<&str> = verified.holds.iter().map(|hold| hold.id()).collect();
@@ -111,5 +122,8 @@ fn stored_result(
         stats_json: serde_json::to_string(&verified.stats).map_err(ApiError::internal)?,
         typing_ms: i64::try_from(verified.stats.duration_ms).map_err(ApiError::internal)?,
         input: submission.input.as_ref().map(|log| log.to_base64()),
+        log_sha256: spends_log
+            .then(|| submission.input.as_ref().map(log_sha256))
+            .flatten(),
     })
 }

@@ -8,7 +8,7 @@
 //! ([`StoreError::is_unavailable`]): the API answers them 503, not 500.
 //!
 //! The statements live in one file per table (`players`, `creations`, `boards`,
-//! `results`, `names`), written once for both databases ([`sql::Sql`]); the
+//! `results`, `names`, `log_digests`), written once for both databases ([`sql::Sql`]); the
 //! transactions that span tables are `Store` methods, here and in `devices`,
 //! `profiles` and `verified` (which `gates` serves). Ids are `Uuid`s, stored as text.
 
@@ -16,6 +16,7 @@ mod boards;
 mod creations;
 mod devices;
 mod gates;
+mod log_digests;
 mod names;
 mod players;
 mod postgres;
@@ -35,9 +36,10 @@ pub use devices::{LinkRequest, Linking, ListedDevice};
 pub use gates::{Gate, Gates, TopPlaces};
 use keydo_core::Mode;
 use keydo_core::api::ServerBest;
+pub use log_digests::log_sha256;
 pub use players::{Caller, NewSave, Player};
 pub use profiles::Operation;
-pub use results::{ListedResult, Listing, NewResult, ResultState, StoredResult};
+pub use results::{KeptLog, ListedResult, Listing, NewResult, ResultState, StoredResult};
 use sql::Sql;
 use std::error::Error as _;
 use std::path::{Path, PathBuf};

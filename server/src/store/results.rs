@@ -74,6 +74,9 @@ pub struct NewResult {
     pub typing_ms: i64,
     /// The input log (base64), kept only for held results.
     pub input: Option<String>,
+    /// The digest its log is spent under ([`super::log_digests`]); `None` when logs may
+    /// be reused (test setups).
+    pub log_sha256: Option<String>,
 }
 
 /// Stores `result` unless it is stored already (same player and score id) or its seed
@@ -146,6 +149,16 @@ pub fn stored_result(
     .transpose()
 }
 
+/// Whether the player has a result on this `corpus:seed`.
+pub fn seed_used(sql: &mut dyn Sql, player_id: Uuid, seed_key: &str) -> Result<bool, StoreError> {
+    Ok(sql
+        .query_opt(
+            "SELECT 1 FROM results WHERE player_id = $1 AND seed_key = $2",
+            &[Param::Id(player_id), Param::Text(seed_key)],
+        )?
+        .is_some())
+}
+
 /// Marks a held result approved; returns it, or `None` if no such result is held.
 pub fn approve_result(
     sql: &mut dyn Sql,
@@ -176,6 +189,10 @@ pub struct ListedResult {
     pub value: i64,
     pub state: ResultState,
     pub holds: String,
+    /// The player's value on the public all-time board in this mode, if any.
+    pub public_best: Option<i64>,
+    /// How many verified results the player has, in any state.
+    pub player_results: i64,
 }
 
 /// Which results an operator lists.
@@ -183,6 +200,9 @@ pub struct ListedResult {
 pub enum Listing {
     /// Waiting for review, oldest first.
     Held,
+    /// Waiting for review, grouped by player, the player with the best value first,
+    /// and each player's best first: the review queue (docs/replay.md).
+    Queue,
     /// With timing no person produces, whatever their state, newest first.
     Suspicious,
 }
@@ -194,12 +214,21 @@ pub fn list_results(
 ) -> Result<Vec<ListedResult>, StoreError> {
     let filter = match listing {
         Listing::Held => "r.state = 'held' ORDER BY r.received_at ASC, r.player_id",
+        Listing::Queue => {
+            "r.state = 'held'
+             ORDER BY (SELECT MAX(h.value) FROM results h
+                       WHERE h.player_id = r.player_id AND h.state = 'held') DESC,
+                      r.player_id, r.value DESC, r.received_at, r.score_id"
+        }
         Listing::Suspicious => "r.suspicious = 1 ORDER BY r.received_at DESC, r.player_id",
     };
     sql.query(
         &format!(
             "SELECT r.received_at, r.player_id, p.display_name, r.score_id, r.mode, r.value,
-                    r.state, r.holds
+                    r.state, r.holds,
+                    (SELECT s.value FROM scores s
+                     WHERE s.player_id = r.player_id AND s.mode = r.mode),
+                    (SELECT COUNT(*) FROM results c WHERE c.player_id = r.player_id)
              FROM results r JOIN players p ON p.player_id = r.player_id
              WHERE {filter} LIMIT $1"
         ),
@@ -216,6 +245,8 @@ pub fn list_results(
             value: row.int(5)?,
             state: ResultState::parse(row.text(6)?)?,
             holds: row.text(7)?.to_owned(),
+            public_best: row.opt_int(8)?,
+            player_results: row.int(9)?,
         })
     })
     .collect()
@@ -225,6 +256,37 @@ pub fn list_results(
 pub fn held_count(sql: &mut dyn Sql) -> Result<i64, StoreError> {
     sql.query_opt("SELECT COUNT(*) FROM results WHERE state = 'held'", &[])?
         .map_or(Ok(0), |row| row.int(0))
+}
+
+/// A result's input log as it was kept for review.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct KeptLog {
+    pub mode: Mode,
+    /// `words:42`, `quotes:austen-pride`.
+    pub prompt: String,
+    /// The log, base64.
+    pub input: String,
+}
+
+/// The kept log of a result, if it was held (and so kept it).
+pub fn kept_log(
+    sql: &mut dyn Sql,
+    player_id: Uuid,
+    score_id: Uuid,
+) -> Result<Option<KeptLog>, StoreError> {
+    sql.query_opt(
+        "SELECT mode, prompt, input FROM results
+         WHERE player_id = $1 AND score_id = $2 AND input IS NOT NULL",
+        &[Param::Id(player_id), Param::Id(score_id)],
+    )?
+    .map(|row| {
+        Ok(KeptLog {
+            mode: mode_of(row.text(0)?)?,
+            prompt: row.text(1)?.to_owned(),
+            input: row.text(2)?.to_owned(),
+        })
+    })
+    .transpose()
 }
 
 /// The player's results that belong on the public boards, in the order received.

@@ -3,9 +3,10 @@
 
 use super::boards::{self, Best, Board, Game};
 use super::gates::{self, Gate};
+use super::log_digests;
 use super::names;
 use super::players;
-use super::results::{self, ListedResult, Listing, NewResult, ResultState, StoredResult};
+use super::results::{self, KeptLog, ListedResult, Listing, NewResult, ResultState, StoredResult};
 use super::sql::Sql;
 use super::{Recorded, Store, StoreError};
 use keydo_core::names::DisplayName;
@@ -20,7 +21,8 @@ pub enum Recording {
     Recorded { bests: Recorded, held: bool },
     /// The player already has another result on this seed.
     SeedReused,
-    /// Refused on the save's facts (played long before the save existed).
+    /// Refused on the save's facts (played long before the save existed) or because its
+    /// log is spent.
     Refused(Refusal),
     /// Not recorded: it would be held, and its save or address sent too many held
     /// results lately (docs/replay.md, "The review queue").
@@ -62,6 +64,9 @@ impl Store {
             let Some(result) = gates::gate(sql, result, &save, weekly_board, gate)? else {
                 return Ok(Recording::HeldTooOften);
             };
+            if let Some(refusal) = log_digests::spend(sql, &result)? {
+                return Ok(Recording::Refused(refusal));
+            }
             let stored = if results::insert_result(sql, &result)? {
                 gates::bound_pending(sql, &result, &gates)?;
                 StoredResult {
@@ -106,6 +111,16 @@ impl Store {
         limit: i64,
     ) -> Result<Vec<ListedResult>, StoreError> {
         self.read(move |sql| results::list_results(sql, listing, limit))
+            .await
+    }
+
+    /// The input log a held result kept, for an operator's replay.
+    pub async fn kept_log(
+        &self,
+        player_id: Uuid,
+        score_id: Uuid,
+    ) -> Result<Option<KeptLog>, StoreError> {
+        self.read(move |sql| results::kept_log(sql, player_id, score_id))
             .await
     }
 

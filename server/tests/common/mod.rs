@@ -19,6 +19,7 @@ use keydo_core::{Mode, Seed};
 use keydo_server::client::TrustedProxies;
 use keydo_server::clock::Clock;
 use keydo_server::connections::{self, ConnectionLimits};
+use keydo_server::operator_token::OperatorToken;
 use keydo_server::router;
 use keydo_server::settings::{Alerts, RateLimits, Settings};
 use keydo_server::state::AppState;
@@ -94,6 +95,11 @@ pub struct Options {
     /// Appended to the test database's URL (PostgreSQL), e.g. `?sslmode=require`.
     pub postgres_url_suffix: String,
     pub store: StoreOptions,
+    /// Whether a log is spent once (docs/replay.md). Off by default: tests send one
+    /// simulated game (the same log) under several saves; the forgery tests turn it on.
+    pub logs_spent_once: bool,
+    /// The review page's operator token; `None`: the page is off.
+    pub admin_token: Option<String>,
 }
 
 impl Default for Options {
@@ -110,6 +116,8 @@ impl Default for Options {
             trusted_proxies: TrustedProxies::default(),
             postgres_url_suffix: String::new(),
             store: StoreOptions::default(),
+            logs_spent_once: false,
+            admin_token: None,
         }
     }
 }
@@ -122,6 +130,8 @@ pub fn limits(per_ip: u32, per_identity: u32, saves: u32) -> RateLimits {
         save_creations_per_minute: n(saves),
         held_per_save_per_minute: n(10_000),
         held_per_ip_per_minute: n(10_000),
+        save_creations_per_56_per_minute: n(saves),
+        save_creations_per_48_per_minute: n(saves),
     }
 }
 
@@ -195,6 +205,11 @@ impl TestServer {
                 held_results: 1_000,
                 database_bytes: 8 << 30,
             },
+            logs_spent_once: options.logs_spent_once,
+            admin_token: options
+                .admin_token
+                .as_deref()
+                .map(|token| OperatorToken::new(token).unwrap()),
         };
         let router = router::build(AppState::new(settings, store, clock.clone()));
         TestServer {
