@@ -1,11 +1,11 @@
 //! Display names on the server: generated ones ("Swift Otter 4821") for saves created
-//! without a name, and one save per name, where names equal up to case and width are
-//! one name (the rules live in `keydo_core::names`; docs/replay.md).
+//! without a name, one save per name, where names that look alike are one name, and
+//! each refusal's code (the rules live in `keydo_core::names`; docs/replay.md).
 
 use crate::error::ApiError;
 use crate::store::{NameTaken, Store};
 use keydo_core::api::ApiCode;
-use keydo_core::names::DisplayName;
+use keydo_core::names::{DisplayName, NameError};
 use uuid::Uuid;
 
 const ADJECTIVES: &[&str] = &[
@@ -32,8 +32,20 @@ pub fn friendly_name() -> DisplayName {
 
 /// The name a player asked for, if it follows the rules.
 pub fn requested(raw: &str) -> Result<DisplayName, ApiError> {
-    DisplayName::parse(raw)
-        .map_err(|error| ApiError::new(ApiCode::InvalidDisplayName, error.to_string()))
+    DisplayName::parse(raw).map_err(|error| refused(&error))
+}
+
+/// The answer to a name the rules refuse: a code of its own for names that could
+/// impersonate (docs/api.md), `INVALID_DISPLAY_NAME` for the rest.
+pub fn refused(error: &NameError) -> ApiError {
+    let code = match error {
+        NameError::Invisible(_) => ApiCode::NameInvisibleCharacter,
+        NameError::Blank => ApiCode::NameBlank,
+        NameError::Length(_) | NameError::Character(_) | NameError::StackedMarks => {
+            ApiCode::InvalidDisplayName
+        }
+    };
+    ApiError::new(code, error.to_string())
 }
 
 /// The names to try for a new save, in order: the one asked for, or up to
@@ -56,7 +68,7 @@ pub fn no_free_name(requested: bool) -> ApiError {
     if requested {
         ApiError::new(
             ApiCode::NameTaken,
-            "Another player already has this name (names differing only in case or width are the same name).",
+            "Another player already has this name, or one that looks the same (names differing only in case, width or look-alike letters, such as a Latin o and a Cyrillic о, are the same name).",
         )
     } else {
         ApiError::internal("no free generated name")
