@@ -254,6 +254,11 @@ pub struct Leaderboard {
 pub struct LeaderboardEntry {
     pub rank: i64,
     pub display_name: String,
+    /// A short tag of the player ("3FA9"), stable for the player, shown after the name
+    /// when it could be taken for another player's name (docs/replay.md, "Display
+    /// names"); absent otherwise, and from older servers.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub name_suffix: Option<String>,
     pub value: i64,
     /// When the game ended, in unix milliseconds.
     pub achieved_at: i64,
