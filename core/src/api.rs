@@ -187,11 +187,21 @@ pub struct LinkCode {
     pub expires_at: u64,
 }
 
-/// `POST /api/devices`: join the player whose device showed `code`.
+/// `POST /api/devices`: join the player whose device showed `code`. Also the body of
+/// `POST /api/devices/link-codes/check`, which only says whose code it is.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct LinkDevice {
     pub code: String,
+}
+
+/// `200` from `POST /api/devices/link-codes/check`: the player a live code joins, so
+/// the page can say what linking will do before the player confirms it (docs/profile.md,
+/// "Devices"). Checking uses nothing up.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct LinkCodeOwner {
+    pub display_name: String,
 }
 
 /// `GET /api/devices`.
