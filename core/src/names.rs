@@ -86,18 +86,17 @@ impl fmt::Display for DisplayName {
 /// What two texts that look alike share, for any text (also a stored name from before
 /// today's rules): blank characters read as spaces, runs of spaces as one, then the
 /// UTS #39 skeleton (which drops default-ignorable code points and maps each character
-/// to its prototype, Cyrillic "о" to Latin "o"), and the skeleton again of its
-/// compatibility caseless form, case-folded once more (the prototype of "0" is "O"),
-/// stored NFC.
+/// to its prototype, Cyrillic "о" to Latin "o", "1" to "l") of the compatibility
+/// caseless form, case-folded once more (the prototype of "0" is "O"), stored NFC.
 pub fn look_alike_key(text: &str) -> String {
     let spaced: String = text
         .chars()
         .map(|c| if BLANK_GLYPHS.contains(&c) { ' ' } else { c })
         .collect();
     let spaced = spaced.split_whitespace().collect::<Vec<_>>().join(" ");
-    // Before case folding, "I" and "l" share a prototype; after it, "K" and "k" do.
-    let drawn: String = skeleton(&spaced).collect();
-    let prototypes: String = skeleton(&caseless(&drawn)).collect();
+    // Case folds first, so "SWIFT" stays "Swift" (the skeleton alone would draw its "I"
+    // as "l"); a capital I and a small l are then told apart, as in lower case.
+    let prototypes: String = skeleton(&caseless(&spaced)).collect();
     caseless(&prototypes).nfc().collect()
 }
 
@@ -356,7 +355,8 @@ mod tests {
         // Greek omicron, digits and letters drawn alike.
         assert_eq!(key("Bold Fox"), key("B\u{3bf}ld Fox"));
         assert_eq!(key("Good"), key("G00d"));
-        assert_eq!(key("Hill"), key("HiIl"));
+        assert_eq!(key("Bill"), key("Bi1l"));
+        assert_eq!(key("SWIFT OTTER"), key("Swift Otter"));
         assert_eq!(key("rn"), key("m"));
         // Different names stay different.
         assert_ne!(key("Swift Otter"), key("Swift Otters"));
