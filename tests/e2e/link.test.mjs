@@ -49,12 +49,13 @@ async function rename(page, name) {
   );
 }
 
-/** The all-time words board as the API answers it: [displayName, value] per entry. */
-async function wordsBoard() {
-  const answer = await (await fetch(`${server.origin}/api/leaderboard?mode=words&board=alltime`)).json();
+/** The all-time quote board as the API answers it: [displayName, value] per entry. */
+async function quoteBoard() {
+  const answer = await (await fetch(`${server.origin}/api/leaderboard?mode=quote&board=alltime`)).json();
   return answer.entries.map((e) => [e.displayName, e.value]);
 }
 
+/** How many devices the page lists once asked (the first listing on this page). */
 async function deviceCount(page) {
   await page.getByTestId('devices-refresh').click();
   let count;
@@ -73,10 +74,10 @@ test('a link address shows what joining does, cancelling changes nothing, and jo
 
   // The laptop has a save of its own, with a best on the board.
   const laptop = await device();
-  const seed = await shortSeed(laptop.page, server.origin, 'words', 60);
-  const best = await playGame(laptop.page, server.origin, { mode: 'words', seed });
+  const seed = await shortSeed(laptop.page, server.origin, 'quote', 130);
+  const best = await playGame(laptop.page, server.origin, { mode: 'quote', seed });
   await rename(laptop.page, 'Calm Dolphin');
-  await eventually(async () => (await wordsBoard()).some(([name]) => name === 'Calm Dolphin'));
+  await eventually(async () => (await quoteBoard()).some(([name]) => name === 'Calm Dolphin'));
   const before = await readRecord(laptop.page, 'meta', 'save');
 
   // Opened from the QR code's address: the code is filled in, and nothing is sent.
@@ -97,7 +98,7 @@ test('a link address shows what joining does, cancelling changes nothing, and jo
   const wpm = (best / 100).toFixed(2);
   assert.equal(
     words,
-    `This device's save Calm Dolphin, best ${wpm} WPM in Words, joins Swift Otter; its name is ` +
+    `This device's save Calm Dolphin, best ${wpm} WPM in Quote, joins Swift Otter; its name is ` +
       'replaced by Swift Otter, and any other device playing as Calm Dolphin is signed out. ' +
       'Its results and bests are kept and count for Swift Otter.',
   );
@@ -116,7 +117,7 @@ test('a link address shows what joining does, cancelling changes nothing, and jo
   assert.deepEqual(await readRecord(laptop.page, 'meta', 'save'), before);
   assert.equal(await deviceCount(laptop.page), 1);
   assert.deepEqual(
-    (await wordsBoard()).filter(([name]) => name === 'Calm Dolphin'),
+    (await quoteBoard()).filter(([name]) => name === 'Calm Dolphin'),
     [['Calm Dolphin', best]],
   );
   assert.ok(!linkRequests.some((r) => r.startsWith('POST') && r.endsWith('/api/devices')), 'no link was sent');
@@ -129,8 +130,10 @@ test('a link address shows what joining does, cancelling changes nothing, and jo
   const after = await readRecord(laptop.page, 'meta', 'save');
   const phoneSave = await readRecord(phone.page, 'meta', 'save');
   assert.equal(after.playerId, phoneSave.playerId);
-  assert.deepEqual(await wordsBoard(), [['Swift Otter', best]]);
-  assert.equal(await deviceCount(laptop.page), 2);
+  assert.deepEqual(await quoteBoard(), [['Swift Otter', best]]);
+  // Both devices of the player; the list shown before is replaced once the answer comes.
+  await laptop.page.getByTestId('devices-refresh').click();
+  await eventually(async () => (await laptop.page.getByTestId('device').count()) === 2, 10_000);
   await phone.context.close();
   await laptop.context.close();
 });
