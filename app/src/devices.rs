@@ -1,9 +1,12 @@
 //! "Play on another device" (docs/profile.md, "Devices"): a one-time link code, as text
 //! and as a QR code of a link that opens KeyDo with the code filled in; entering a code
-//! from the player's other device; and the player's devices, each revocable.
+//! from the player's other device, which says what joining will do and waits for the
+//! player's yes; and the player's devices, each revocable.
 
 use crate::services::api;
 use crate::services::profile::ProfileService;
+use crate::services::records::Records;
+use keydo_core::Mode;
 use keydo_core::api::{Device, LinkCode};
 use leptos::prelude::*;
 use leptos::task::spawn_local;
@@ -50,48 +53,164 @@ fn ShowLinkCode() -> impl IntoView {
     }
 }
 
-/// Enters a code shown on the player's other device: this device joins that player.
+/// Where entering a code stands.
+#[derive(Debug, Clone, PartialEq)]
+enum LinkStep {
+    /// Typing or pasting a code (a code from the address is filled in, never sent).
+    Entering,
+    /// The server said whose the code is; linking waits for the player's yes.
+    Confirming { code: String, target: String },
+    /// What came of the check, the link or the player's no.
+    Answered { ok: bool, words: String },
+}
+
+/// Enters a code shown on the player's other device, says what joining that player will
+/// do to this device's save, and joins only when the player confirms it.
 #[component]
 fn EnterLinkCode() -> impl IntoView {
     let profile = expect_context::<ProfileService>();
+    let records = expect_context::<Records>();
     let code = RwSignal::new(code_in_address().unwrap_or_default());
+    let step = RwSignal::new(LinkStep::Entering);
+    let busy = RwSignal::new(false);
     // One key per code: a resend after a lost answer is the same request.
     let key = StoredValue::new((String::new(), Uuid::new_v4()));
-    let link = Action::new_local(move |(code, idempotency_key): &(String, Uuid)| {
-        profile.link_device(code.clone(), *idempotency_key)
-    });
-    let submit = move |ev: leptos::ev::SubmitEvent| {
+    let check = move |ev: leptos::ev::SubmitEvent| {
         ev.prevent_default();
         let entered = code.get_untracked();
-        let idempotency_key =
-            key.with_value(|(for_code, key)| (*for_code == entered).then_some(*key));
+        busy.set(true);
+        spawn_local(async move {
+            step.set(match api::check_link_code(&entered).await {
+                Ok(owner) => LinkStep::Confirming {
+                    code: entered,
+                    target: owner.display_name,
+                },
+                Err(words) => LinkStep::Answered { ok: false, words },
+            });
+            busy.set(false);
+        });
+    };
+    let confirm = move |_| {
+        let LinkStep::Confirming { code, .. } = step.get_untracked() else {
+            return;
+        };
+        let idempotency_key = key.with_value(|(for_code, key)| (*for_code == code).then_some(*key));
         let idempotency_key = idempotency_key.unwrap_or_else(|| {
             let fresh = Uuid::new_v4();
-            key.set_value((entered.clone(), fresh));
+            key.set_value((code.clone(), fresh));
             fresh
         });
-        link.dispatch((entered, idempotency_key));
+        busy.set(true);
+        spawn_local(async move {
+            step.set(match profile.link_device(code, idempotency_key).await {
+                Ok(name) => LinkStep::Answered {
+                    ok: true,
+                    words: format!(
+                        "This device now plays as {name}; its results go to that player too."
+                    ),
+                },
+                Err(words) => LinkStep::Answered { ok: false, words },
+            });
+            busy.set(false);
+        });
     };
-    let message = move || {
-        link.value().get().map(|linked| match linked {
-            Ok(name) => (
-                true,
-                format!("This device now plays as {name}; its results go to that player too."),
-            ),
-            Err(words) => (false, words),
-        })
+    let cancel = move |_| {
+        step.set(LinkStep::Answered {
+            ok: true,
+            words: "Not linked: this device keeps its own save.".to_owned(),
+        });
+    };
+    let consequences = move |target: &str| {
+        let own_name = profile
+            .view()
+            .with(|view| view.profile.display_name.clone());
+        let bests: Vec<(Mode, i64)> = Mode::ALL
+            .into_iter()
+            .filter_map(|mode| records.best(mode).map(|best| (mode, best)))
+            .collect();
+        link_consequences(&own_name, &bests, target)
     };
     view! {
-        <form class="link-form" on:submit=submit>
+        <form class="link-form" on:submit=check>
             <label>"Code from your other device "
                 <input data-testid="link-code-input" autocomplete="off" autocapitalize="characters"
-                    spellcheck="false" bind:value=code/>
+                    spellcheck="false" bind:value=code
+                    on:input=move |_| step.set(LinkStep::Entering)/>
             </label>
-            <button type="submit" data-testid="link-code-submit">"Link this device"</button>
-            {move || message().map(|(ok, words)| view! {
-                <p class=if ok { "form-ok" } else { "form-error" } role="status" data-testid="link-result">{words}</p>
-            })}
+            <button type="submit" data-testid="link-code-submit" disabled=move || busy.get()>"Link this device…"</button>
+            {move || match step.get() {
+                LinkStep::Entering => None,
+                LinkStep::Confirming { target, .. } => Some(view! {
+                    <div class="link-confirm" role="alertdialog" aria-labelledby="link-confirm-words" data-testid="link-confirm">
+                        <p id="link-confirm-words" data-testid="link-confirm-words">{consequences(&target)}</p>
+                        <button type="button" data-testid="link-confirm-join" disabled=move || busy.get()
+                            on:click=confirm>{format!("Join {target}")}</button>
+                        " "
+                        <button type="button" data-testid="link-confirm-cancel" disabled=move || busy.get()
+                            on:click=cancel>"Cancel"</button>
+                    </div>
+                }.into_any()),
+                LinkStep::Answered { ok, words } => Some(view! {
+                    <p class=if ok { "form-ok" } else { "form-error" } role="status" data-testid="link-result">{words}</p>
+                }.into_any()),
+            }}
         </form>
+    }
+}
+
+/// What joining `target` does to this device's save, in words: the save (`own_name`,
+/// empty before the device first reached the server) with its `bests` joins `target`,
+/// its name gives way to `target`'s, its results and bests are kept for `target`, and
+/// its other devices are signed out (docs/profile.md, "Devices").
+fn link_consequences(own_name: &str, bests: &[(Mode, i64)], target: &str) -> String {
+    let bests = bests
+        .iter()
+        .map(|&(mode, best)| format!("{} in {}", mode.format_value(best), mode.name()))
+        .collect::<Vec<_>>()
+        .join(", ");
+    let best = if bests.is_empty() {
+        String::new()
+    } else {
+        format!(", best {bests},")
+    };
+    let mut words = if own_name.is_empty() {
+        format!("This device{best} joins {target} and plays as {target} from now on.")
+    } else {
+        format!(
+            "This device's save {own_name}{best} joins {target}; its name is replaced by {target}, \
+             and any other device playing as {own_name} is signed out."
+        )
+    };
+    if !bests.is_empty() {
+        words.push_str(&format!(
+            " Its results and bests are kept and count for {target}."
+        ));
+    }
+    words
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn linking_says_which_save_joins_whom_and_what_it_keeps() {
+        assert_eq!(
+            link_consequences("Calm Dolphin", &[(Mode::Words, 13094)], "Swift Otter"),
+            "This device's save Calm Dolphin, best 130.94 WPM in Words, joins Swift Otter; \
+             its name is replaced by Swift Otter, and any other device playing as Calm Dolphin \
+             is signed out. Its results and bests are kept and count for Swift Otter."
+        );
+        assert_eq!(
+            link_consequences("Calm Dolphin", &[], "Swift Otter"),
+            "This device's save Calm Dolphin joins Swift Otter; its name is replaced by Swift \
+             Otter, and any other device playing as Calm Dolphin is signed out."
+        );
+        assert_eq!(
+            link_consequences("", &[(Mode::Time, 6000), (Mode::Zh, 4550)], "Ann"),
+            "This device, best 60.00 WPM in Time, 45.50 字/分 in 中文, joins Ann and plays as Ann \
+             from now on. Its results and bests are kept and count for Ann."
+        );
     }
 }
 

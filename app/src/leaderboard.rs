@@ -128,7 +128,10 @@ fn table(fetched: Fetched) -> impl IntoView {
                             <tr data-testid="leaderboard" data-value=e.value class:me=mine>
                                 <td>{e.rank}</td>
                                 // Isolated: no name can reorder the row around it.
-                                <td><bdi class="player-name" data-testid="player-name">{e.display_name}</bdi>{mine.then_some(" (you)")}</td>
+                                <td><bdi class="player-name" data-testid="player-name">{e.display_name}</bdi>
+                                    // A look-alike name's player tag (docs/replay.md, "Display names").
+                                    {e.name_suffix.map(|tag| view! { " " <span class="name-suffix" data-testid="name-suffix" translate="no">{format!("#{tag}")}</span> })}
+                                    {mine.then_some(" (you)")}</td>
                                 <td>{value_digits(e.value)}</td>
                             </tr>
                         }

@@ -88,6 +88,10 @@ fn api_words(code: ApiCode) -> &'static str {
         }
         ApiCode::InvalidBody => "The server found this score's fields malformed.",
         ApiCode::InvalidDisplayName => "The server refused the player name.",
+        ApiCode::NameInvisibleCharacter => {
+            "The player name holds a character that shows nothing, so it would look like another name."
+        }
+        ApiCode::NameBlank => "The player name shows nothing: it needs a visible character.",
         ApiCode::InconsistentStats => "The score's statistics contradict each other.",
         ApiCode::TooShort => "The game was too short to count.",
         ApiCode::WrongDuration => "A timed game must last 60 seconds.",
@@ -114,7 +118,7 @@ fn api_words(code: ApiCode) -> &'static str {
         ApiCode::PlayedBeforeSave => "This result is too old to count.",
         ApiCode::SeedReused => "You already sent a game on this text; a text counts once.",
         ApiCode::LogReused => "This game's typing was already sent with another result.",
-        ApiCode::NameTaken => "Another player already has this name.",
+        ApiCode::NameTaken => "Another player already has this name, or one that looks the same.",
         ApiCode::IdempotencyKeyRequired => {
             "The request lacked the key that makes it safe to resend."
         }

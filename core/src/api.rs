@@ -187,11 +187,21 @@ pub struct LinkCode {
     pub expires_at: u64,
 }
 
-/// `POST /api/devices`: join the player whose device showed `code`.
+/// `POST /api/devices`: join the player whose device showed `code`. Also the body of
+/// `POST /api/devices/link-codes/check`, which only says whose code it is.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct LinkDevice {
     pub code: String,
+}
+
+/// `200` from `POST /api/devices/link-codes/check`: the player a live code joins, so
+/// the page can say what linking will do before the player confirms it (docs/profile.md,
+/// "Devices"). Checking uses nothing up.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct LinkCodeOwner {
+    pub display_name: String,
 }
 
 /// `GET /api/devices`.
@@ -254,6 +264,11 @@ pub struct Leaderboard {
 pub struct LeaderboardEntry {
     pub rank: i64,
     pub display_name: String,
+    /// A short tag of the player ("3FA9"), stable for the player, shown after the name
+    /// when it could be taken for another player's name (docs/replay.md, "Display
+    /// names"); absent otherwise, and from older servers.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub name_suffix: Option<String>,
     pub value: i64,
     /// When the game ended, in unix milliseconds.
     pub achieved_at: i64,

@@ -5,13 +5,20 @@
 //! control (Cc), format (Cf, including bidi overrides such as U+202E and zero-width
 //! joiners), private-use (Co), unassigned (Cn), line or paragraph separators (Zl, Zp),
 //! spaces other than U+0020 (other Zs), and no cluster stacking more than
-//! [`MAX_MARKS_PER_CLUSTER`] combining marks. Two names are the same when their
-//! compatibility caseless forms are equal (Unicode D146): "Ｋｅｙｄｏ" and "KEYDO" are
+//! [`MAX_MARKS_PER_CLUSTER`] combining marks. It may hold no character that shows
+//! nothing where it stands ([`is_invisible`]: the default-ignorable code points —
+//! variation selectors, the combining grapheme joiner, Hangul fillers — and the braille
+//! blank), and must show at least one letter, digit, punctuation mark or symbol.
+//!
+//! Two names are the same when they look the same: their [`look_alike_key`]s are
+//! equal. The key is built from the UTS #39 confusable skeleton and the compatibility
+//! caseless form (Unicode D146): "Ｋｅｙｄｏ", "KEYDO" and "Kеydo" with a Cyrillic е are
 //! one name.
 
 use std::fmt;
 use unicode_normalization::UnicodeNormalization;
 use unicode_properties::{GeneralCategory, UnicodeGeneralCategory};
+use unicode_security::skeleton;
 use unicode_segmentation::UnicodeSegmentation;
 
 /// The length bounds of a display name, in grapheme clusters.
@@ -37,6 +44,12 @@ impl DisplayName {
         if let Some(refused) = name.chars().find(|&c| !is_allowed(c)) {
             return Err(NameError::Character(refused));
         }
+        if !name.is_empty() && !name.chars().any(is_visible) {
+            return Err(NameError::Blank);
+        }
+        if let Some(invisible) = name.chars().find(|&c| is_invisible(c)) {
+            return Err(NameError::Invisible(invisible));
+        }
         let clusters = name.graphemes(true).count();
         if !DISPLAY_NAME_CHARS.contains(&clusters) {
             return Err(NameError::Length(clusters));
@@ -58,13 +71,9 @@ impl DisplayName {
         self.0
     }
 
-    /// The key two names share when they are the same name: the compatibility caseless
-    /// form NFKD(casefold(NFKD(casefold(NFD(name))))), stored NFC.
+    /// The key two names share when they are the same name: [`look_alike_key`].
     pub fn key(&self) -> String {
-        let nfd: String = self.0.nfd().collect();
-        let once: String = caseless::default_case_fold_str(&nfd).nfkd().collect();
-        let twice: String = caseless::default_case_fold_str(&once).nfkd().collect();
-        twice.nfc().collect()
+        look_alike_key(&self.0)
     }
 }
 
@@ -72,6 +81,71 @@ impl fmt::Display for DisplayName {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(&self.0)
     }
+}
+
+/// What two texts that look alike share, for any text (also a stored name from before
+/// today's rules): blank characters read as spaces, runs of spaces as one, then the
+/// UTS #39 skeleton (which drops default-ignorable code points and maps each character
+/// to its prototype, Cyrillic "о" to Latin "o", "1" to "l") of the compatibility
+/// caseless form, case-folded once more (the prototype of "0" is "O"), stored NFC.
+pub fn look_alike_key(text: &str) -> String {
+    let spaced: String = text
+        .chars()
+        .map(|c| if BLANK_GLYPHS.contains(&c) { ' ' } else { c })
+        .collect();
+    let spaced = spaced.split_whitespace().collect::<Vec<_>>().join(" ");
+    // Case folds first, so "SWIFT" stays "Swift" (the skeleton alone would draw its "I"
+    // as "l"); a capital I and a small l are then told apart, as in lower case.
+    let prototypes: String = skeleton(&caseless(&spaced)).collect();
+    caseless(&prototypes).nfc().collect()
+}
+
+/// The compatibility caseless form NFKD(casefold(NFKD(casefold(NFD(text))))) (D146).
+fn caseless(text: &str) -> String {
+    let nfd: String = text.nfd().collect();
+    let once: String = caseless::default_case_fold_str(&nfd).nfkd().collect();
+    caseless::default_case_fold_str(&once).nfkd().collect()
+}
+
+/// Characters that are drawn as an empty cell although they are neither spaces nor
+/// default-ignorable.
+const BLANK_GLYPHS: &[char] = &['\u{2800}'];
+
+/// Whether `c` shows nothing where it stands: a default-ignorable code point (the
+/// characters the UTS #39 skeleton drops, so a lone one has an empty skeleton) or a
+/// blank glyph such as the braille blank U+2800.
+pub fn is_invisible(c: char) -> bool {
+    let mut buffer = [0; 4];
+    BLANK_GLYPHS.contains(&c) || skeleton(c.encode_utf8(&mut buffer)).next().is_none()
+}
+
+/// Whether `c` is something a reader sees: a letter, number, punctuation mark or symbol
+/// that is not [`is_invisible`].
+fn is_visible(c: char) -> bool {
+    use GeneralCategory::*;
+    let seen = matches!(
+        c.general_category(),
+        UppercaseLetter
+            | LowercaseLetter
+            | TitlecaseLetter
+            | ModifierLetter
+            | OtherLetter
+            | DecimalNumber
+            | LetterNumber
+            | OtherNumber
+            | ConnectorPunctuation
+            | DashPunctuation
+            | OpenPunctuation
+            | ClosePunctuation
+            | InitialPunctuation
+            | FinalPunctuation
+            | OtherPunctuation
+            | MathSymbol
+            | CurrencySymbol
+            | ModifierSymbol
+            | OtherSymbol
+    );
+    seen && !is_invisible(c)
 }
 
 /// Whether `text` holds a character no name may hold (the categories above); other
@@ -105,6 +179,10 @@ pub enum NameError {
     Character(char),
     /// A cluster with more than [`MAX_MARKS_PER_CLUSTER`] combining marks.
     StackedMarks,
+    /// A character that shows nothing where it stands ([`is_invisible`]).
+    Invisible(char),
+    /// Nothing a reader can see: only blank or invisible characters, or lone marks.
+    Blank,
 }
 
 impl fmt::Display for NameError {
@@ -120,6 +198,14 @@ impl fmt::Display for NameError {
             NameError::StackedMarks => write!(
                 f,
                 "A display name cannot stack more than {MAX_MARKS_PER_CLUSTER} marks on one character."
+            ),
+            NameError::Invisible(c) => write!(
+                f,
+                "A display name cannot contain the character U+{:04X}: it shows nothing, so the name would look like another (variation selectors, joiners, fillers and blank characters are not allowed).",
+                u32::from(*c)
+            ),
+            NameError::Blank => f.write_str(
+                "A display name needs at least one visible letter, digit, punctuation mark or symbol.",
             ),
         }
     }
@@ -210,5 +296,81 @@ mod tests {
         assert_ne!(key("KeyDo"), key("Key Do"));
         assert_ne!(key("键道"), key("键盘"));
         assert_eq!(key("Swift Otter 42"), "swift otter 42");
+    }
+
+    #[test]
+    fn refuses_characters_that_show_nothing() {
+        for (raw, c) in [
+            ("Swift Otter\u{fe0f}", '\u{fe0f}'), // variation selector 16
+            ("Swi\u{fe00}ft", '\u{fe00}'),       // variation selector 1
+            ("Ot\u{e0100}ter", '\u{e0100}'),     // variation selector 17
+            ("Swift\u{34f}Otter", '\u{34f}'),    // combining grapheme joiner
+            ("Swift\u{3164}Otter", '\u{3164}'),  // Hangul filler
+            ("Swift\u{115f}Otter", '\u{115f}'),  // Hangul choseong filler
+            ("Swift\u{ffa0}Otter", '\u{ffa0}'),  // halfwidth Hangul filler
+            ("Swift\u{2800}Otter", '\u{2800}'),  // braille blank
+            ("Swift\u{180b}Otter", '\u{180b}'),  // Mongolian variation selector
+            ("Swift\u{17b4}Otter", '\u{17b4}'),  // Khmer inherent vowel
+        ] {
+            assert_eq!(
+                DisplayName::parse(raw),
+                Err(NameError::Invisible(c)),
+                "{raw:?}"
+            );
+        }
+        // Visible letters of other scripts and emoji stay allowed.
+        for raw in ["김민준", "Ωmega", "🦦 Otter", "⠁⠃ braille"] {
+            assert!(DisplayName::parse(raw).is_ok(), "{raw:?}");
+        }
+        let message = DisplayName::parse("a\u{fe0f}").unwrap_err().to_string();
+        assert!(message.contains("U+FE0F: it shows nothing"), "{message}");
+    }
+
+    #[test]
+    fn a_name_must_show_something() {
+        for raw in [
+            "\u{2800}",
+            "\u{2800} \u{2800}",
+            "\u{3164}\u{3164}",
+            "\u{115f}\u{1160}",
+            "\u{34f}",
+            "\u{fe0f}\u{fe0f}",
+            "\u{301}\u{302}",
+        ] {
+            assert_eq!(DisplayName::parse(raw), Err(NameError::Blank), "{raw:?}");
+        }
+        assert_eq!(
+            NameError::Blank.to_string(),
+            "A display name needs at least one visible letter, digit, punctuation mark or symbol."
+        );
+    }
+
+    #[test]
+    fn names_that_look_alike_have_the_same_key() {
+        let key = |raw: &str| DisplayName::parse(raw).unwrap().key();
+        // One Cyrillic letter (о U+043E, е U+0435, а U+0430) in a Latin name.
+        assert_eq!(key("Swift Otter"), key("Swift \u{41e}tter"));
+        assert_eq!(key("Swift Otter"), key("Swift Ott\u{435}r"));
+        assert_eq!(key("Calm Dolphin"), key("C\u{430}lm Dolphin"));
+        // Greek omicron, digits and letters drawn alike.
+        assert_eq!(key("Bold Fox"), key("B\u{3bf}ld Fox"));
+        assert_eq!(key("Good"), key("G00d"));
+        assert_eq!(key("Bill"), key("Bi1l"));
+        assert_eq!(key("SWIFT OTTER"), key("Swift Otter"));
+        assert_eq!(key("rn"), key("m"));
+        // Different names stay different.
+        assert_ne!(key("Swift Otter"), key("Swift Otters"));
+        assert_ne!(key("Swift Otter"), key("SwiftOtter"));
+        assert_ne!(key("键道"), key("键盘"));
+    }
+
+    #[test]
+    fn stored_names_from_before_the_rules_get_the_key_of_what_they_show() {
+        let key = |raw: &str| DisplayName::parse(raw).unwrap().key();
+        assert_eq!(look_alike_key("Swift Otter\u{fe0f}"), key("Swift Otter"));
+        assert_eq!(look_alike_key("Swift\u{34f} Otter"), key("Swift Otter"));
+        assert_eq!(look_alike_key("Swift\u{2800}Otter"), key("Swift Otter"));
+        assert_eq!(look_alike_key("Swift\u{3164} Otter"), key("Swift Otter"));
+        assert_eq!(look_alike_key(" Swift  Otter "), key("Swift Otter"));
     }
 }

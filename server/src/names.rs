@@ -1,11 +1,14 @@
 //! Display names on the server: generated ones ("Swift Otter 4821") for saves created
-//! without a name, and one save per name, where names equal up to case and width are
-//! one name (the rules live in `keydo_core::names`; docs/replay.md).
+//! without a name, one save per name, where names that look alike are one name, and
+//! each refusal's code (the rules live in `keydo_core::names`; docs/replay.md).
 
 use crate::error::ApiError;
+use crate::store::Entry as BoardEntry;
 use crate::store::{NameTaken, Store};
 use keydo_core::api::ApiCode;
-use keydo_core::names::DisplayName;
+use keydo_core::names::{DisplayName, NameError, look_alike_key};
+use sha2::{Digest, Sha256};
+use std::collections::HashMap;
 use uuid::Uuid;
 
 const ADJECTIVES: &[&str] = &[
@@ -32,8 +35,20 @@ pub fn friendly_name() -> DisplayName {
 
 /// The name a player asked for, if it follows the rules.
 pub fn requested(raw: &str) -> Result<DisplayName, ApiError> {
-    DisplayName::parse(raw)
-        .map_err(|error| ApiError::new(ApiCode::InvalidDisplayName, error.to_string()))
+    DisplayName::parse(raw).map_err(|error| refused(&error))
+}
+
+/// The answer to a name the rules refuse: a code of its own for names that could
+/// impersonate (docs/api.md), `INVALID_DISPLAY_NAME` for the rest.
+pub fn refused(error: &NameError) -> ApiError {
+    let code = match error {
+        NameError::Invisible(_) => ApiCode::NameInvisibleCharacter,
+        NameError::Blank => ApiCode::NameBlank,
+        NameError::Length(_) | NameError::Character(_) | NameError::StackedMarks => {
+            ApiCode::InvalidDisplayName
+        }
+    };
+    ApiError::new(code, error.to_string())
 }
 
 /// The names to try for a new save, in order: the one asked for, or up to
@@ -56,11 +71,46 @@ pub fn no_free_name(requested: bool) -> ApiError {
     if requested {
         ApiError::new(
             ApiCode::NameTaken,
-            "Another player already has this name (names differing only in case or width are the same name).",
+            "Another player already has this name, or one that looks the same (names differing only in case, width or look-alike letters, such as a Latin o and a Cyrillic о, are the same name).",
         )
     } else {
         ApiError::internal("no free generated name")
     }
+}
+
+/// How many hex digits of a player's tag a board shows after a look-alike name.
+const SUFFIX_DIGITS: usize = 4;
+
+/// For each line of a board, the player's tag where its name could be taken for
+/// another player's (docs/replay.md, "Display names"): when another line of the same
+/// board has a name with the same look-alike key, or when the save does not hold its
+/// name's key (an older save holds it, or the name breaks today's rules). A save whose
+/// key is still to be computed is judged by the first rule alone.
+pub fn board_suffixes(entries: &[BoardEntry]) -> Vec<Option<String>> {
+    let keys: Vec<String> = entries
+        .iter()
+        .map(|entry| look_alike_key(&entry.display_name))
+        .collect();
+    let mut lines_per_key: HashMap<&str, usize> = HashMap::new();
+    for key in &keys {
+        *lines_per_key.entry(key).or_default() += 1;
+    }
+    entries
+        .iter()
+        .zip(&keys)
+        .map(|(entry, key)| {
+            let shared = lines_per_key[key.as_str()] > 1;
+            let lost_its_key = entry.name_key.as_ref().is_some_and(|held| held != key);
+            (shared || lost_its_key).then(|| player_tag(&entry.player_id))
+        })
+        .collect()
+}
+
+/// A short tag of the player, the same on every board: the first hex digits of the
+/// SHA-256 of its id (so the id itself stays private).
+fn player_tag(player_id: &str) -> String {
+    let digest = hex::encode_upper(Sha256::digest(player_id.as_bytes()));
+    digest[..SUFFIX_DIGITS].to_owned()
 }
 
 /// Why an operator's name reset did not happen.
@@ -108,6 +158,49 @@ pub async fn reset(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn entry(player_id: &str, display_name: &str, name_key: Option<&str>) -> BoardEntry {
+        BoardEntry {
+            display_name: display_name.to_owned(),
+            value: 1,
+            achieved_at: 1,
+            player_id: player_id.to_owned(),
+            name_key: name_key.map(str::to_owned),
+        }
+    }
+
+    #[test]
+    fn look_alike_names_on_one_board_show_their_players_tags() {
+        let otter = DisplayName::parse("Swift Otter").unwrap().key();
+        let entries = [
+            entry("a", "Swift Otter", Some(&otter)),
+            entry("b", "Calm Dolphin", None),
+            // A Cyrillic О, keyed before look-alike keys existed: still to be keyed.
+            entry("c", "Swift \u{41e}tter", None),
+        ];
+        let suffixes = board_suffixes(&entries);
+        assert_eq!(suffixes[1], None);
+        let (a, c) = (suffixes[0].clone().unwrap(), suffixes[2].clone().unwrap());
+        assert_ne!(a, c);
+        assert_eq!(a.len(), SUFFIX_DIGITS);
+        assert_eq!(
+            board_suffixes(&entries[..1]),
+            [None],
+            "alone, nothing to tell apart"
+        );
+    }
+
+    #[test]
+    fn a_save_without_its_names_key_shows_its_tag_on_any_board() {
+        let legacy = entry("c", "Swift \u{41e}tter", Some("legacy:c"));
+        let suffixes = board_suffixes(&[legacy]);
+        assert_eq!(suffixes, [Some(player_tag("c"))]);
+        let keyed = DisplayName::parse("Calm Dolphin").unwrap().key();
+        assert_eq!(
+            board_suffixes(&[entry("d", "Calm Dolphin", Some(&keyed))]),
+            [None]
+        );
+    }
 
     #[test]
     fn every_possible_generated_name_is_a_valid_display_name() {

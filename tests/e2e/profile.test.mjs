@@ -138,6 +138,8 @@ describe('two devices of one player', () => {
     laptop = await device();
     await laptop.page.getByTestId('link-code-input').fill(code.toLowerCase());
     await laptop.page.getByTestId('link-code-submit').click();
+    // Linking asks first; the confirmation names the player the code joins.
+    await laptop.page.getByTestId('link-confirm-join').click();
     await laptop.page.getByText('This device now plays as Ann Typist').waitFor();
     await settles(laptop.page, { name: 'Ann Typist' });
     const [phoneSave, laptopSave] = await Promise.all(

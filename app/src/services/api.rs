@@ -8,8 +8,8 @@ use super::db;
 use gloo_net::http::Request;
 use keydo_core::Mode;
 use keydo_core::api::{
-    Board, Credentials, Devices, IDEMPOTENCY_KEY_HEADER, Leaderboard, LinkCode, LinkDevice,
-    SaveCreated,
+    Board, Credentials, Devices, IDEMPOTENCY_KEY_HEADER, Leaderboard, LinkCode, LinkCodeOwner,
+    LinkDevice, SaveCreated,
 };
 use keydo_core::sync::classify::Failure;
 use keydo_sync::call;
@@ -58,6 +58,20 @@ pub async fn link_code() -> Result<LinkCode, String> {
     call(request, Some(&credentials), Some(&serde_json::json!({})))
         .await
         .map_err(in_words)
+}
+
+/// `POST /api/devices/link-codes/check`: whose player `code` joins, without using it.
+pub async fn check_link_code(code: &str) -> Result<LinkCodeOwner, String> {
+    let body = LinkDevice {
+        code: code.trim().to_owned(),
+    };
+    call(
+        Request::post("/api/devices/link-codes/check"),
+        None,
+        Some(&body),
+    )
+    .await
+    .map_err(in_words)
 }
 
 /// `POST /api/devices`: this device joins the player whose device shows `code`. It

@@ -84,6 +84,11 @@ api_codes! {
     InvalidBody = "INVALID_BODY", 422, true;
     /// The display name breaks the name rules.
     InvalidDisplayName = "INVALID_DISPLAY_NAME", 422, true;
+    /// The display name holds a character that shows nothing (a variation selector, a
+    /// Hangul filler, the braille blank…), so it would look like another name.
+    NameInvisibleCharacter = "NAME_INVISIBLE_CHARACTER", 422, true;
+    /// The display name shows nothing: only blank or invisible characters.
+    NameBlank = "NAME_BLANK", 422, true;
     /// A setting's value is out of range (a font size, an input-method label).
     InvalidSetting = "INVALID_SETTING", 422, true;
     /// The link code is unknown, expired or used (which one is not said).
@@ -128,7 +133,8 @@ api_codes! {
     /// The input log (its edits with their times) came with another result already:
     /// a game's typing counts once, under one save and one score id.
     LogReused = "LOG_REUSED", 422, true;
-    /// Another player's name is the same up to case and compatibility forms.
+    /// Another player's name is the same up to case, compatibility forms and look-alike
+    /// characters (the UTS #39 skeleton).
     NameTaken = "NAME_TAKEN", 422, true;
     /// Too many requests; `Retry-After` says when to come back.
     RateLimited = "RATE_LIMITED", 429, false;

@@ -1,6 +1,6 @@
 //! Devices of a player (docs/api.md, "Devices"): a one-time link code from a device of
-//! the player, a new device joining with it (and folding in the save it had), the
-//! device list, and revocation.
+//! the player, whose player a joining device may check first, a new device joining with
+//! it (and folding in the save it had), the device list, and revocation.
 
 use super::idempotency::{
     Created, RequiredKey, answer_again, created, expired_before, request_sha256,
@@ -17,7 +17,7 @@ use crate::store::{LinkRequest, Linking};
 use axum::Json;
 use axum::extract::{Extension, Path, State};
 use axum::http::{HeaderMap, StatusCode};
-use keydo_core::api::{ApiCode, Device, Devices, LinkCode, LinkDevice};
+use keydo_core::api::{ApiCode, Device, Devices, LinkCode, LinkCodeOwner, LinkDevice};
 use uuid::Uuid;
 
 /// `POST /api/devices/link-codes`: a code that lives [`LINK_CODE_TTL_MS`], once.
@@ -40,6 +40,25 @@ pub async fn create_code(
         .await?;
     let expires_at = u64::try_from(expires_at).map_err(ApiError::internal)?;
     Ok((StatusCode::CREATED, Json(LinkCode { code, expires_at })))
+}
+
+/// `POST /api/devices/link-codes/check`: whose a live code is, without using it. It
+/// spends the address's link-attempt budget like a link, so checking guesses no faster.
+pub async fn check_code(
+    State(state): State<AppState>,
+    Extension(ClientIp(client)): Extension<ClientIp>,
+    BoundedJson(request): BoundedJson<LinkDevice>,
+) -> Result<Json<LinkCodeOwner>, ApiError> {
+    state.rate_limiters.spend_link_attempt(client)?;
+    let code = link_code::normalise(&request.code).ok_or_else(invalid_code)?;
+    let owner = state
+        .store
+        .link_code_owner(link_code::sha256(&code), state.clock.now_ms())
+        .await?
+        .ok_or_else(invalid_code)?;
+    Ok(Json(LinkCodeOwner {
+        display_name: owner,
+    }))
 }
 
 /// `POST /api/devices`: a new device for the code's player, with its own token. A

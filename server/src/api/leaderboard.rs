@@ -2,6 +2,7 @@
 //! mode, and the caller's own place when the request carries a token.
 
 use crate::error::ApiError;
+use crate::names;
 use crate::state::AppState;
 use crate::store::{self, Caller};
 use axum::Json;
@@ -90,11 +91,14 @@ pub async fn show(
         .store
         .leaderboard(stored_board, mode, i64::from(limit), player_id)
         .await?;
+    let suffixes = names::board_suffixes(&entries);
     let entries = (1..)
         .zip(entries)
-        .map(|(rank, entry)| LeaderboardEntry {
+        .zip(suffixes)
+        .map(|((rank, entry), name_suffix)| LeaderboardEntry {
             rank,
             display_name: entry.display_name,
+            name_suffix,
             value: entry.value,
             achieved_at: entry.achieved_at,
         })

@@ -8,7 +8,7 @@
 //!    resends of a known `Idempotency-Key`), all before the body is read;
 //! 4. the handler (whose `Caller` argument, on routes that need a save, answers 401
 //!    to a request without a token; which, for `PATCH /api/saves/me` and
-//!    `POST /api/devices`, first requires an `Idempotency-Key`; using a link code also spends
+//!    `POST /api/devices`, first requires an `Idempotency-Key`; using or checking a link code also spends
 //!    [`rate_limit::RateLimiters::spend_link_attempt`] unless it is a replay), whose [`crate::json_body::BoundedJson`] reads the body within its
 //!    limits (415, 413, 400, 422).
 //!
@@ -57,6 +57,7 @@ pub fn routes(state: &AppState) -> Router<AppState> {
         // bring the token of another save, to fold in).
         .route("/devices", get(devices::list).post(devices::link))
         .route("/devices/link-codes", post(devices::create_code))
+        .route("/devices/link-codes/check", post(devices::check_code))
         .route("/devices/{id}", delete(devices::revoke))
         .fallback(not_found)
         .layer(

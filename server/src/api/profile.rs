@@ -50,9 +50,9 @@ pub async fn apply(
 /// The operation with its changes normalised, or the reason it is refused.
 fn validated(operation: ProfileOperation) -> Result<ProfileOperation, ApiError> {
     let changes = operation.changes.validated().map_err(|error| {
-        let code = match error {
+        let code = match &error {
             ChangeError::Empty => ApiCode::InvalidBody,
-            ChangeError::Name(_) => ApiCode::InvalidDisplayName,
+            ChangeError::Name(name) => return names::refused(name),
             ChangeError::FontSize(_) | ChangeError::InputMethod => ApiCode::InvalidSetting,
         };
         ApiError::new(code, error.to_string())

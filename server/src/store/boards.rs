@@ -25,7 +25,8 @@ struct BoardStatements {
     upsert: &'static str,
     /// scope → value, score_id.
     best: &'static str,
-    /// mode[, week], limit → display_name, value, achieved_at, best first.
+    /// mode[, week], limit → display_name, value, achieved_at, player_id, name_key (''
+    /// while it is still to be computed), best first.
     top: &'static str,
     /// scope → value, achieved_at, rank.
     rank: &'static str,
@@ -42,7 +43,7 @@ const ALL_TIME: BoardStatements = BoardStatements {
              WHERE excluded.value > scores.value
              RETURNING value, score_id",
     best: "SELECT value, score_id FROM scores WHERE player_id = $1 AND mode = $2",
-    top: "SELECT p.display_name, s.value, s.achieved_at
+    top: "SELECT p.display_name, s.value, s.achieved_at, p.player_id, COALESCE(p.name_key, '')
           FROM scores s JOIN players p ON p.player_id = s.player_id
           WHERE s.mode = $1
           ORDER BY s.value DESC, s.achieved_at ASC, s.player_id ASC
@@ -67,7 +68,7 @@ const WEEKLY: BoardStatements = BoardStatements {
              RETURNING value, score_id",
     best: "SELECT value, score_id FROM weekly_scores
            WHERE player_id = $1 AND mode = $2 AND week = $3",
-    top: "SELECT p.display_name, s.value, s.achieved_at
+    top: "SELECT p.display_name, s.value, s.achieved_at, p.player_id, COALESCE(p.name_key, '')
           FROM weekly_scores s JOIN players p ON p.player_id = s.player_id
           WHERE s.mode = $1 AND s.week = $2
           ORDER BY s.value DESC, s.achieved_at ASC, s.player_id ASC
@@ -184,6 +185,10 @@ pub struct Entry {
     pub display_name: String,
     pub value: i64,
     pub achieved_at: i64,
+    /// Text: legacy saves' ids need not be UUIDs.
+    pub player_id: String,
+    /// The save's name key, `None` while it is still to be computed (docs/replay.md).
+    pub name_key: Option<String>,
 }
 
 /// The best `limit` rows of a board, best first; ties go to the earlier game, then to
@@ -203,6 +208,10 @@ pub fn top(
                 display_name: row.text(0)?.to_owned(),
                 value: row.int(1)?,
                 achieved_at: row.int(2)?,
+                player_id: row.text(3)?.to_owned(),
+                name_key: Some(row.text(4)?)
+                    .filter(|key| !key.is_empty())
+                    .map(str::to_owned),
             })
         })
         .collect()

@@ -1,4 +1,5 @@
-//! The store's side of devices (docs/api.md, "Devices"): one-time link codes, linking
+//! The store's side of devices (docs/api.md, "Devices"): one-time link codes and whose
+//! they are, linking
 //! a device (and folding the joining device's old save into the player), the device
 //! list and revocation. Revoking or folding forgets the tokens in this process's cache
 //! at once.
@@ -83,6 +84,25 @@ impl Store {
                 ],
             )?;
             Ok(())
+        })
+        .await
+    }
+
+    /// The display name of the player a live (unused, unexpired) code joins.
+    pub async fn link_code_owner(
+        &self,
+        code_sha256: String,
+        now: i64,
+    ) -> Result<Option<String>, StoreError> {
+        self.read(move |sql| {
+            sql.query_opt(
+                "SELECT p.display_name FROM link_codes c
+                 JOIN players p ON p.player_id = c.player_id
+                 WHERE c.code_sha256 = $1 AND c.used_at IS NULL AND c.expires_at > $2",
+                &[Param::Text(&code_sha256), Param::Int(now)],
+            )?
+            .map(|row| Ok(row.text(0)?.to_owned()))
+            .transpose()
         })
         .await
     }

@@ -1,5 +1,5 @@
 //! The `players.name_key` column: one save per name (docs/replay.md), and the saves
-//! from before name keys existed.
+//! whose key is still to be computed.
 
 use super::StoreError;
 use super::sql::{Param, Sql};
@@ -22,10 +22,13 @@ pub fn set_name_key(sql: &mut dyn Sql, player_id: &str, name_key: &str) -> Resul
     Ok(())
 }
 
-/// Up to `limit` saves from before name keys existed: (player id, display name).
+/// Up to `limit` saves without a name key (from before name keys existed, or before
+/// they were look-alike keys), oldest first, so where two names now look alike the
+/// older save keeps its name's key: (player id, display name).
 pub fn unkeyed_names(sql: &mut dyn Sql, limit: i64) -> Result<Vec<(String, String)>, StoreError> {
     sql.query(
-        "SELECT player_id, display_name FROM players WHERE name_key IS NULL LIMIT $1",
+        "SELECT player_id, display_name FROM players WHERE name_key IS NULL
+         ORDER BY created_at, player_id LIMIT $1",
         &[Param::Int(limit)],
     )?
     .iter()
