@@ -42,7 +42,11 @@ try {
     const stored = await writesStored();
     await fontSize.selectOption(made % 2 ? '16' : '18');
     made += 1;
-    await eventually(async () => (await writesStored()) > stored, 60_000);
+    await a.page.waitForFunction(
+      (n) => performance.getEntriesByName('keydo:profile-write').length > n,
+      stored,
+      { timeout: 60_000 },
+    );
   };
 
   // Durable writes.
@@ -58,6 +62,7 @@ try {
   const b = await open();
   await b.page.getByTestId('link-code-input').fill(code);
   await b.page.getByTestId('link-code-submit').click();
+  await b.page.getByTestId('link-confirm-join').click();
   await b.page.getByTestId('link-result').waitFor();
   const seen = [];
   for (let i = 0; i < RUNS; i++) {

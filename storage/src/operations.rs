@@ -8,17 +8,11 @@
 //! A step reads the confirmed profile, the summary, the last key and the first
 //! records of the store — the operations kept to be shown, which come first, and the
 //! first [`LOADED_IN_LINE`] queued — a page or two, however long the line.
-//!
-//! A step's requests go out together, not one after another's answer: inside one
-//! transaction IndexedDB runs them in the order they were made, and waiting for each
-//! answer in turn cost a step several trips through the event loop (docs/profile.md).
 
 use crate::StorageError;
 use crate::db::{Db, META, OPERATIONS};
 use crate::meta::{get, put};
 use crate::records::{from_js, to_js};
-use futures::future::try_join_all;
-use futures::try_join;
 use keydo_core::profile::{
     Confirmed, LOADED_IN_LINE, LineSummary, Profile, ProfileQueue, QueuedOperation, Write,
 };
@@ -57,22 +51,19 @@ impl Db {
                 }
                 let (result, writes) = step(&mut queue);
                 let operations = tx.store(OPERATIONS)?;
-                // Made in order on the first poll, answered together.
-                try_join_all(writes.into_iter().map(|write| async {
+                for write in writes {
                     match write {
                         Write::Put(operation) => {
                             let seq = JsValue::from(operation.seq as f64);
                             operations.put(&to_js(&operation)?, Some(&seq)).await?;
-                            Ok(())
                         }
-                        Write::Delete(seq) => {
-                            Ok(operations.delete(JsValue::from(seq as f64)).await?)
+                        Write::Delete(seq) => operations.delete(JsValue::from(seq as f64)).await?,
+                        Write::Confirmed(confirmed) => {
+                            put(&meta, CONFIRMED_KEY, &confirmed).await?
                         }
-                        Write::Confirmed(confirmed) => put(&meta, CONFIRMED_KEY, &confirmed).await,
-                        Write::Summary(summary) => put(&meta, SUMMARY_KEY, &summary).await,
+                        Write::Summary(summary) => put(&meta, SUMMARY_KEY, &summary).await?,
                     }
-                }))
-                .await?;
+                }
                 Ok((result, queue))
             },
         )
@@ -85,31 +76,24 @@ impl Db {
 /// changed by a tab of one since.
 async fn load(tx: &Transaction) -> Result<(ProfileQueue, bool), StorageError> {
     let meta = tx.store(META)?;
+    let confirmed = get(&meta, CONFIRMED_KEY)
+        .await?
+        .unwrap_or_else(|| Confirmed {
+            version: 0,
+            profile: Profile::named(""),
+        });
     let operations = tx.store(OPERATIONS)?;
-    let last_seq = async {
-        let last = operations
+    if let Some(summary) = get::<LineSummary>(&meta, SUMMARY_KEY).await? {
+        let held = head_of_line(&operations).await?;
+        let last_seq = operations
             .scan(None, Some(1), None, Some(Direction::Prev))
-            .await?;
-        Ok::<_, StorageError>(
-            last.first()
-                .and_then(|(key, _)| key.as_f64())
-                .map(|seq| seq as u64),
-        )
-    };
-    let (confirmed, summary, held, last_seq) = try_join!(
-        get::<Confirmed>(&meta, CONFIRMED_KEY),
-        get::<LineSummary>(&meta, SUMMARY_KEY),
-        head_of_line(&operations),
-        last_seq,
-    )?;
-    let confirmed = confirmed.unwrap_or_else(|| Confirmed {
-        version: 0,
-        profile: Profile::named(""),
-    });
-    if let Some(summary) = summary
-        && summary.holds_for(&held, last_seq)
-    {
-        return Ok((ProfileQueue::loaded(confirmed, held, summary), false));
+            .await?
+            .first()
+            .and_then(|(key, _)| key.as_f64())
+            .map(|seq| seq as u64);
+        if summary.holds_for(&held, last_seq) {
+            return Ok((ProfileQueue::loaded(confirmed, held, summary), false));
+        }
     }
     let whole: Vec<QueuedOperation> = operations
         .get_all(None, None)
