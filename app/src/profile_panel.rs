@@ -128,9 +128,10 @@ fn NameForm(view: Signal<ProfileView>) -> impl IntoView {
     let service = expect_context::<ProfileService>();
     let (error, set_error) = signal(None::<String>);
     let input = NodeRef::<leptos::html::Input>::new();
-    // The field follows the stored name only when that changes: the view changes on
-    // every poll and flush, and must not wipe out a name being typed.
-    let stored = Memo::new(move |_| view.with(|v| v.profile.display_name.clone()));
+    follow_stored(
+        input,
+        Memo::new(move |_| view.with(|v| v.profile.display_name.clone())),
+    );
     let submit = move |ev: leptos::ev::SubmitEvent| {
         ev.prevent_default();
         let Some(field) = input.get() else { return };
@@ -143,8 +144,7 @@ fn NameForm(view: Signal<ProfileView>) -> impl IntoView {
     view! {
         <form class="name-form" on:submit=submit>
             <label>"Name "
-                <input node_ref=input data-testid="profile-name" maxlength="64" autocomplete="nickname"
-                    prop:value=stored/>
+                <input node_ref=input data-testid="profile-name" maxlength="64" autocomplete="nickname"/>
             </label>
             <button type="submit" data-testid="profile-name-save">"Change name"</button>
             {move || error.get().map(|e| view! { <p class="form-error" role="alert" data-testid="profile-name-error">{e}</p> })}
@@ -157,8 +157,11 @@ fn NameForm(view: Signal<ProfileView>) -> impl IntoView {
 fn InputMethodForm(view: Signal<ProfileView>) -> impl IntoView {
     let service = expect_context::<ProfileService>();
     let (error, set_error) = signal(None::<String>);
-    // As for the name: follows the stored label only when that changes.
-    let stored = Memo::new(move |_| view.with(|v| v.profile.settings.input_method.clone()));
+    let input = NodeRef::<leptos::html::Input>::new();
+    follow_stored(
+        input,
+        Memo::new(move |_| view.with(|v| v.profile.settings.input_method.clone())),
+    );
     let on_change = move |ev| {
         let label = event_target_value(&ev);
         let changes: Changes = std::iter::once(FieldValue::InputMethod(label)).collect();
@@ -166,8 +169,7 @@ fn InputMethodForm(view: Signal<ProfileView>) -> impl IntoView {
     };
     view! {
         <label>"Input method (中文) "
-            <input data-testid="setting-input-method" list="input-methods" maxlength="64"
-                prop:value=stored
+            <input node_ref=input data-testid="setting-input-method" list="input-methods" maxlength="64"
                 on:change=on_change/>
         </label>
         <datalist id="input-methods">
@@ -175,6 +177,30 @@ fn InputMethodForm(view: Signal<ProfileView>) -> impl IntoView {
         </datalist>
         {move || error.get().map(|e| view! { <p class="form-error" role="alert" data-testid="setting-error">{e}</p> })}
     }
+}
+
+/// Keeps a text field showing the stored value but never over what the player typed:
+/// when the stored value changes, the field follows only if it still shows the value
+/// stored before. The view changes on every poll and flush, and the stored name itself
+/// changes when the device's first save brings the server's name; neither may wipe out
+/// a name being typed.
+fn follow_stored(field: NodeRef<leptos::html::Input>, stored: Memo<String>) {
+    let shown = StoredValue::new(None::<String>);
+    Effect::new(move || {
+        let value = stored.get();
+        let Some(field) = field.get() else {
+            return;
+        };
+        let untouched = shown.with_value(|before| {
+            before
+                .as_ref()
+                .is_none_or(|before| field.value() == *before)
+        });
+        if untouched {
+            field.set_value(&value);
+        }
+        shown.set_value(Some(value));
+    });
 }
 
 /// A change that met another device's or a moderator's, or that the server refused.
