@@ -30,6 +30,7 @@ pub mod game;
 pub mod names;
 pub mod profile;
 pub mod sync;
+pub mod text;
 pub mod verify;
 
 pub use game::input_log::InputLog;

@@ -1,7 +1,8 @@
 //! One game, from the prompt to its score: the modes, the prompts and the corpora they
 //! are drawn from, the typing session and its input log, scoring (docs/scoring.md), and
-//! the figures a finished game shows.
+//! the figures a finished game shows, and the boards it counts on.
 
+pub mod board;
 pub mod corpora;
 pub mod figures;
 pub mod input_log;

@@ -1,16 +1,19 @@
 //! The outbox: results waiting to reach the leaderboards, and the rules that keep them
 //! from being lost, sent twice or stuck (docs/sync.md, "Outbox").
 //!
-//! For each [`OutboxKey`] (profile, mode, week) the app stores at most one *sendable*
-//! [`OutboxEntry`], and beside it the entries the API refused (blocked), so a refused
-//! result never hides a newer valid one: [`Slots`]. Adding a result [`merge`]s it with
-//! the sendable one, keeping the better, so adding or replaying anything is harmless.
+//! For each [`OutboxKey`] (profile, mode, board, and the week for a mode's boards) the
+//! app stores at most one *sendable* [`OutboxEntry`], and beside it the entries the API
+//! refused (blocked), so a refused result never hides a newer valid one: [`Slots`].
+//! Adding a result [`merge`]s it with the sendable one, keeping the one the board's
+//! [`Ranking`] prefers (the best, or for 首打 the first), so adding or replaying anything
+//! is harmless.
 //! An entry leaves only when the server has acknowledged *that* entry and it is still
 //! stored ([`is_still_the_one_sent`]), or when the player discards a blocked one: a
 //! better result added while the old one was in flight stays to be sent.
 
 use crate::api::ScoreSubmission;
 use crate::api::week::week_of;
+use crate::game::board::{Attempt, Board, Ranking};
 use crate::game::input_log::InputLog;
 use crate::game::mode::Mode;
 use crate::game::prompt_id::PromptId;
@@ -27,13 +30,26 @@ use uuid::Uuid;
 pub struct OutboxKey {
     pub profile_id: Uuid,
     pub mode: Mode,
-    pub week: i64,
+    pub board: Board,
+    /// The week, for a mode's boards (each week has its own best); `None` for boards
+    /// that span all time (a text's) or name their day.
+    pub week: Option<i64>,
 }
 
 impl fmt::Display for OutboxKey {
-    /// `<profile>/<mode>/<week>`, usable as the IndexedDB key.
+    /// Usable as the IndexedDB key: `<profile>/<mode>/<week>` for a mode's boards (as
+    /// before boards existed, so stored entries keep their keys),
+    /// `<profile>/<mode>/text/<hash>/best` or `…/first` for a text's, and
+    /// `<profile>/<mode>/daily/<day>` for the day's race.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{}/{}/{}", self.profile_id, self.mode, self.week)
+        let (profile, mode) = (self.profile_id, self.mode);
+        match (self.board, self.week) {
+            (Board::Mode, Some(week)) => write!(f, "{profile}/{mode}/{week}"),
+            (Board::Mode, None) => write!(f, "{profile}/{mode}/alltime"),
+            (Board::TextBest { text }, _) => write!(f, "{profile}/{mode}/text/{text}/best"),
+            (Board::TextFirst { text }, _) => write!(f, "{profile}/{mode}/text/{text}/first"),
+            (Board::DailyFirst { day }, _) => write!(f, "{profile}/{mode}/daily/{day}"),
+        }
     }
 }
 
@@ -55,6 +71,10 @@ pub struct OutboxEntry {
     pub stats: Stats,
     /// When the game ended, unix ms.
     pub played_at: u64,
+    /// Which board of the game this entry waits to reach; entries stored before boards
+    /// existed are on their mode's.
+    #[serde(default, skip_serializing_if = "is_mode_board")]
+    pub board: Board,
     pub sync: SyncState,
     /// What the server replays to verify the result (docs/replay.md); absent in
     /// entries stored before verification existed.
@@ -83,6 +103,7 @@ impl OutboxEntry {
             value: score::value(mode, &stats),
             stats,
             played_at,
+            board: Board::Mode,
             sync: SyncState::default(),
             prompt: None,
             input: None,
@@ -98,11 +119,21 @@ impl OutboxEntry {
         }
     }
 
+    /// The same game, waiting for `board` instead: a game that counts on several boards
+    /// is added once per board, and each keeps it by its own ranking.
+    pub fn for_board(&self, board: Board) -> OutboxEntry {
+        OutboxEntry {
+            board,
+            ..self.clone()
+        }
+    }
+
     pub fn key(&self) -> OutboxKey {
         OutboxKey {
             profile_id: self.profile_id,
             mode: self.mode,
-            week: self.week,
+            board: self.board,
+            week: (self.board == Board::Mode).then_some(self.week),
         }
     }
 
@@ -116,13 +147,30 @@ impl OutboxEntry {
         }
     }
 
-    /// Higher value wins; on a tie the result played earlier does. Playing time rather
-    /// than arrival decides, so the survivor is the same whatever order the page and
-    /// the service worker add results in.
+    /// Whether the entry's board keeps it over `other` ([`Ranking::prefers`]): on a
+    /// best board the higher value, on a tie the result played earlier; on a 首打 board
+    /// the result played earlier. Playing time rather than arrival decides, so the
+    /// survivor is the same whatever order the page, the service worker and other tabs
+    /// add results in.
     pub fn beats(&self, other: &OutboxEntry) -> bool {
-        (self.value, std::cmp::Reverse(self.played_at))
-            > (other.value, std::cmp::Reverse(other.played_at))
+        self.ranking().prefers(self.attempt(), other.attempt())
     }
+
+    pub fn ranking(&self) -> Ranking {
+        self.board.ranking()
+    }
+
+    fn attempt(&self) -> Attempt {
+        Attempt {
+            value: self.value,
+            played_at: self.played_at,
+            score_id: self.score_id,
+        }
+    }
+}
+
+fn is_mode_board(board: &Board) -> bool {
+    *board == Board::Mode
 }
 
 impl From<&OutboxEntry> for ScoreSubmission {
@@ -381,6 +429,7 @@ impl SyncState {
 pub(crate) mod tests {
     use super::*;
     use crate::sync::backoff::MAX_DELAY_MS;
+    use crate::text::hash::TextHash;
     use proptest::prelude::*;
 
     const PROFILE: Uuid = Uuid::from_u128(0xA);
@@ -404,6 +453,49 @@ pub(crate) mod tests {
 
     fn entry(id: u128, correct_chars: u32, played_at: u64) -> OutboxEntry {
         game(id, Mode::Words, correct_chars, played_at)
+    }
+
+    #[test]
+    fn each_board_of_a_game_has_its_own_key_and_mode_keys_stay_as_stored() {
+        let game = entry(1, 250, NOON);
+        let text = TextHash::of("abc");
+        let keys: Vec<String> = [
+            Board::Mode,
+            Board::TextBest { text },
+            Board::TextFirst { text },
+            Board::DailyFirst { day: 20_788 },
+        ]
+        .into_iter()
+        .map(|board| game.for_board(board).key().to_string())
+        .collect();
+        let profile = "00000000-0000-0000-0000-00000000000a";
+        assert_eq!(
+            keys,
+            [
+                format!("{profile}/words/{}", game.week),
+                format!("{profile}/words/text/{text}/best"),
+                format!("{profile}/words/text/{text}/first"),
+                format!("{profile}/words/daily/20788"),
+            ]
+        );
+        // A text's boards span weeks: a game of next week lands in the same slot.
+        let next_week =
+            entry(2, 100, NOON + 7 * 24 * 3_600_000).for_board(Board::TextFirst { text });
+        assert_eq!(
+            next_week.key(),
+            game.for_board(Board::TextFirst { text }).key()
+        );
+        // The first attempt stays over a later, faster one; the best board takes it.
+        let mut first = Slots::default();
+        first.add(game.for_board(Board::TextFirst { text }));
+        assert!(!first.add(next_week.clone()));
+        let mut best = Slots::default();
+        best.add(entry(3, 100, NOON).for_board(Board::TextBest { text }));
+        assert!(best.add(entry(4, 300, NOON + 1).for_board(Board::TextBest { text })));
+        // The board travels with a stored entry, and a mode entry stores none.
+        let stored = serde_json::to_value(game.for_board(Board::TextFirst { text })).unwrap();
+        assert_eq!(stored["board"]["kind"], "textFirst");
+        assert!(serde_json::to_value(&game).unwrap().get("board").is_none());
     }
 
     #[test]
@@ -914,6 +1006,60 @@ pub(crate) mod tests {
             // Replaying everything again changes nothing.
             let replayed = store_all(&[added.as_slice(), added.as_slice()].concat()).unwrap();
             prop_assert_eq!(replayed, kept);
+        }
+
+        /// Attempts at one text, added in any order by tabs and the worker, resent, and
+        /// flushed at any moment (the server keeps by the same ranking): the server ends
+        /// with the game the board prefers of all attempts, for 首打 the first played
+        /// whatever its value, never a later one.
+        #[test]
+        fn first_only_and_best_only_boards_end_with_the_same_game_in_any_interleaving(
+            (attempts, events) in proptest::collection::vec((0..50u32, 0..5u64), 1..8)
+                .prop_flat_map(|attempts| {
+                    let n = attempts.len();
+                    (Just(attempts), proptest::collection::vec((0..3u8, 0..n), 1..24))
+                })
+        ) {
+            let text = TextHash::of("同一段文字");
+            for board in [Board::TextFirst { text }, Board::TextBest { text }] {
+                let games: Vec<OutboxEntry> = attempts
+                    .iter()
+                    .enumerate()
+                    .map(|(i, &(chars, minute))| {
+                        entry(i as u128, chars, NOON + minute * 60_000).for_board(board)
+                    })
+                    .collect();
+                let mut slots = Slots::default();
+                let mut server: Option<OutboxEntry> = None;
+                let deliver = |slots: &mut Slots, server: &mut Option<OutboxEntry>| {
+                    if let Some(sent) = slots.sendable.clone() {
+                        if server.as_ref().is_none_or(|kept| sent.beats(kept)) {
+                            *server = Some(sent.clone());
+                        }
+                        prop_assert!(slots.acknowledge(sent.score_id));
+                    }
+                    Ok(())
+                };
+                for &(action, i) in &events {
+                    match action {
+                        // An attempt is added, or added again (a resend, another tab).
+                        0 | 1 => {
+                            slots.add(games[i].clone());
+                        }
+                        _ => deliver(&mut slots, &mut server)?,
+                    }
+                }
+                for game in &games {
+                    slots.add(game.clone());
+                }
+                deliver(&mut slots, &mut server)?;
+                let preferred = store_all(&games).unwrap();
+                prop_assert_eq!(server.map(|e| e.score_id), Some(preferred.score_id));
+                if board.ranking() == Ranking::First {
+                    let first = games.iter().map(|e| e.played_at).min().unwrap();
+                    prop_assert_eq!(preferred.played_at, first);
+                }
+            }
         }
 
         #[test]

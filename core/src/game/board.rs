@@ -1,0 +1,160 @@
+//! Where a finished game counts, and which of a player's games each board keeps
+//! (docs/genda.md, "Boards"; docs/sync.md, "Outbox").
+//!
+//! A built-in test counts on its mode's boards (all time and the week), which keep each
+//! player's best. A loaded text counts on two boards of that text: its best and its
+//! 首打, which keeps each player's *first* completed attempt whatever its value. The
+//! day's race keeps the first attempt of that day. Client and server apply the same
+//! [`Ranking`], so the outbox and the server's boards keep the same game whatever order
+//! attempts, resends and tabs deliver them in.
+
+use crate::text::hash::TextHash;
+use serde::{Deserialize, Serialize};
+use std::cmp::Reverse;
+use uuid::Uuid;
+
+/// Which of a player's games a board keeps.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Ranking {
+    /// The highest value; on a tie, the game played first.
+    Best,
+    /// The game played first, whatever its value: 首打.
+    First,
+}
+
+/// What a ranking compares of a game.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Attempt {
+    pub value: i64,
+    /// When the game ended, unix ms.
+    pub played_at: u64,
+    pub score_id: Uuid,
+}
+
+impl Ranking {
+    /// Whether the board keeps `incoming` over `kept`. A strict total order on distinct
+    /// games (the score id breaks the last tie), so the kept game does not depend on
+    /// the order games arrive in, and a game never beats itself.
+    pub fn prefers(self, incoming: Attempt, kept: Attempt) -> bool {
+        // Earlier is better in both: `played_at` (below 2^53, a JavaScript clock) negated.
+        let order = |a: Attempt| {
+            let earlier = -(a.played_at as i64);
+            match self {
+                Ranking::Best => (a.value, earlier, Reverse(a.score_id)),
+                Ranking::First => (earlier, a.value, Reverse(a.score_id)),
+            }
+        };
+        order(incoming) > order(kept)
+    }
+}
+
+/// The board of a game, beside its mode and week: which key the outbox keeps it
+/// under and which ranking merges it there. Stored with each outbox entry
+/// (`{"kind": "textFirst", "text": "<hash>"}`); entries stored before boards existed
+/// have none and are on their mode's boards.
+#[derive(
+    Debug, Clone, Copy, Default, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize,
+)]
+#[serde(tag = "kind", rename_all = "camelCase")]
+pub enum Board {
+    /// The mode's public boards, all time and the game's week: a built-in test.
+    #[default]
+    Mode,
+    /// The best of a loaded text (同文榜).
+    TextBest { text: TextHash },
+    /// The first completed attempt at a loaded text (首打).
+    TextFirst { text: TextHash },
+    /// The first completed attempt at the day's race of the game's language, on the
+    /// UTC+8 day `day` (days since 1970-01-01).
+    DailyFirst { day: i64 },
+}
+
+impl Board {
+    pub fn ranking(self) -> Ranking {
+        match self {
+            Board::Mode | Board::TextBest { .. } => Ranking::Best,
+            Board::TextFirst { .. } | Board::DailyFirst { .. } => Ranking::First,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    fn attempt(value: i64, played_at: u64, id: u128) -> Attempt {
+        Attempt {
+            value,
+            played_at,
+            score_id: Uuid::from_u128(id),
+        }
+    }
+
+    #[test]
+    fn best_keeps_the_higher_value_and_first_the_earlier_game() {
+        let early_slow = attempt(3_000, 1_000, 1);
+        let late_fast = attempt(9_000, 2_000, 2);
+        assert!(Ranking::Best.prefers(late_fast, early_slow));
+        assert!(!Ranking::Best.prefers(early_slow, late_fast));
+        assert!(Ranking::First.prefers(early_slow, late_fast));
+        assert!(!Ranking::First.prefers(late_fast, early_slow));
+        // Ties: the earlier game keeps a best; the higher value a first.
+        let early_fast = attempt(9_000, 1_000, 3);
+        assert!(Ranking::Best.prefers(early_fast, late_fast));
+        assert!(Ranking::First.prefers(early_fast, early_slow));
+    }
+
+    #[test]
+    fn a_game_never_beats_itself_and_the_score_id_breaks_full_ties() {
+        let a = attempt(5_000, 1_000, 1);
+        let b = attempt(5_000, 1_000, 2);
+        for ranking in [Ranking::Best, Ranking::First] {
+            assert!(!ranking.prefers(a, a));
+            assert_ne!(ranking.prefers(a, b), ranking.prefers(b, a));
+        }
+    }
+
+    #[test]
+    fn boards_serialise_with_their_kind_and_default_to_the_mode() {
+        let text = TextHash::of("学而时习之");
+        let json = serde_json::to_value(Board::TextFirst { text }).unwrap();
+        assert_eq!(
+            json,
+            serde_json::json!({"kind": "textFirst", "text": text.to_string()})
+        );
+        assert_eq!(
+            serde_json::from_value::<Board>(
+                serde_json::json!({"kind": "dailyFirst", "day": 20_000})
+            )
+            .unwrap(),
+            Board::DailyFirst { day: 20_000 }
+        );
+        assert_eq!(Board::default(), Board::Mode);
+        assert_eq!(Board::TextBest { text }.ranking(), Ranking::Best);
+        assert_eq!(Board::DailyFirst { day: 1 }.ranking(), Ranking::First);
+    }
+
+    proptest! {
+        /// Whatever order a board's games arrive in, it keeps the same one: the best
+        /// (or first) by value, time and id.
+        #[test]
+        fn the_kept_game_does_not_depend_on_arrival_order(
+            games in proptest::collection::vec((0i64..5, 0u64..5, 0u128..4), 1..12)
+                .prop_flat_map(|v| (Just(v.clone()), Just(v).prop_shuffle()))
+        ) {
+            let (games, shuffled) = games;
+            for ranking in [Ranking::Best, Ranking::First] {
+                let keep = |games: &[(i64, u64, u128)]| {
+                    games.iter().map(|&(v, t, id)| attempt(v, t, id)).fold(None, |kept: Option<Attempt>, incoming| {
+                        match kept {
+                            Some(kept) if !ranking.prefers(incoming, kept) => Some(kept),
+                            _ => Some(incoming),
+                        }
+                    })
+                };
+                prop_assert_eq!(keep(&games), keep(&shuffled));
+            }
+        }
+    }
+}

@@ -1,0 +1,3 @@
+//! Texts a player brings, and the day's race (docs/genda.md).
+
+pub mod hash;
