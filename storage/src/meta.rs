@@ -7,7 +7,8 @@ use crate::StorageError;
 use crate::db::{Db, META};
 use crate::records::{Credentials, HealedAt, Profile, SaveRequest, SaveStart, from_js, to_js};
 use keydo_core::Mode;
-use keydo_core::sync::heal::{Board, Delivered};
+use keydo_core::game::board::Board;
+use keydo_core::sync::heal::{BestOf, Delivered};
 use keydo_core::sync::outbox::{OutboxEntry, SyncState};
 use rexie::{Store, TransactionMode};
 use serde::Serialize;
@@ -35,7 +36,7 @@ pub struct HeldResult {
 }
 
 /// Where the delivered best of `mode` on `board` is kept.
-fn delivered_key(board: Board, mode: Mode) -> String {
+fn delivered_key(board: BestOf, mode: Mode) -> String {
     format!("delivered/{}/{}", board.id(), mode.id())
 }
 
@@ -183,10 +184,10 @@ impl Db {
             let meta = tx.store(META)?;
             let mut delivered = Delivered::default();
             for mode in Mode::ALL {
-                if let Some(best) = get(&meta, &delivered_key(Board::Alltime, mode)).await? {
+                if let Some(best) = get(&meta, &delivered_key(BestOf::Alltime, mode)).await? {
                     delivered.alltime.push(best);
                 }
-                if let Some(best) = get(&meta, &delivered_key(Board::Weekly, mode)).await? {
+                if let Some(best) = get(&meta, &delivered_key(BestOf::Weekly, mode)).await? {
                     delivered.weekly.push(best);
                 }
             }
@@ -201,11 +202,16 @@ pub(crate) async fn record_delivered(
     meta: &Store,
     acked: &OutboxEntry,
 ) -> Result<(), StorageError> {
+    // Healing re-sends what a restored server lacks of the mode boards' bests, which
+    // `GET /api/saves/me` reports; a text's boards are not healed (docs/sync.md).
+    if acked.board != Board::Mode {
+        return Ok(());
+    }
     let acked = OutboxEntry {
         sync: SyncState::default(),
         ..acked.clone()
     };
-    for board in Board::ALL {
+    for board in BestOf::ALL {
         let key = delivered_key(board, acked.mode);
         let kept: Option<OutboxEntry> = get(meta, &key).await?;
         if board.improves(kept.as_ref(), &acked) {
@@ -218,7 +224,7 @@ pub(crate) async fn record_delivered(
 /// Stops keeping `score_id` as a delivered best: the API now refuses it and the
 /// player discarded it, so healing must not send it again.
 pub(crate) async fn forget_delivered(meta: &Store, score_id: Uuid) -> Result<(), StorageError> {
-    for board in Board::ALL {
+    for board in BestOf::ALL {
         for mode in Mode::ALL {
             let key = delivered_key(board, mode);
             let kept: Option<OutboxEntry> = get(meta, &key).await?;

@@ -7,18 +7,28 @@ use crate::db::{BESTS, Db, HISTORY, META, OUTBOX};
 use crate::meta::{forget_delivered, record_delivered};
 use crate::records::{Best, Recorded, from_js, to_js};
 use keydo_core::Mode;
+use keydo_core::game::board::{Board, Ranking};
 use keydo_core::sync::outbox::{OutboxEntry, OutboxKey, Slots, SyncState, blocked_prefix};
+use keydo_core::text::hash::TextHash;
 use rexie::{KeyRange, Store, TransactionMode};
 use uuid::Uuid;
 use wasm_bindgen::JsValue;
 
 impl Db {
-    /// Durably records a finished game: its history row, the personal best and the
-    /// outbox entry, all in one transaction. Resolves once committed.
+    /// Durably records a finished game: its history row, the personal best and an
+    /// outbox entry for each board it counts on (`boards`, from
+    /// `keydo_core::game::board::boards_of`), all in one transaction. Resolves once
+    /// committed.
     ///
-    /// Idempotent: recording the same entry again (after a failed attempt, say)
-    /// changes nothing more, so a caller keeps the entry and retries on failure.
-    pub async fn record_result(&self, entry: &OutboxEntry) -> Result<Recorded, StorageError> {
+    /// The personal best is the mode's for a built-in test and the text's for a loaded
+    /// one (docs/genda.md, "Boards"). Idempotent: recording the same game again (after
+    /// a failed attempt, say) changes nothing more, so a caller keeps it and retries on
+    /// failure.
+    pub async fn record_result(
+        &self,
+        entry: &OutboxEntry,
+        boards: &[Board],
+    ) -> Result<Recorded, StorageError> {
         self.transact(
             &[HISTORY, BESTS, OUTBOX],
             TransactionMode::ReadWrite,
@@ -26,10 +36,15 @@ impl Db {
                 let id: JsValue = entry.score_id.to_string().into();
                 tx.store(HISTORY)?.put(&to_js(entry)?, Some(&id)).await?;
 
+                let best_board = boards
+                    .iter()
+                    .copied()
+                    .find(|board| board.ranking() == Ranking::Best)
+                    .unwrap_or_default();
                 let bests = tx.store(BESTS)?;
-                let mode_key: JsValue = entry.mode.id().into();
+                let best_key: JsValue = best_key(entry.mode, best_board).into();
                 let previous: Option<Best> = bests
-                    .get(mode_key.clone())
+                    .get(best_key.clone())
                     .await?
                     .map(from_js)
                     .transpose()?;
@@ -37,17 +52,19 @@ impl Db {
                 if new_best {
                     let best = Best {
                         mode: entry.mode,
+                        board: best_board,
                         value: entry.value,
                         score_id: entry.score_id,
                         played_at: entry.played_at,
                     };
-                    bests.put(&to_js(&best)?, Some(&mode_key)).await?;
+                    bests.put(&to_js(&best)?, Some(&best_key)).await?;
                 }
 
-                change_slots(&tx.store(OUTBOX)?, entry.key(), |slots| {
-                    slots.add(entry.clone())
-                })
-                .await?;
+                let outbox = tx.store(OUTBOX)?;
+                for &board in boards {
+                    let entry = entry.for_board(board);
+                    change_slots(&outbox, entry.key(), |slots| slots.add(entry)).await?;
+                }
                 let best = match previous {
                     Some(previous) if !new_best => previous.value,
                     _ => entry.value,
@@ -62,9 +79,24 @@ impl Db {
     pub async fn bests(&self) -> Result<Vec<(Mode, i64)>, StorageError> {
         self.transact(&[BESTS], TransactionMode::ReadOnly, async |tx| {
             let all = tx.store(BESTS)?.get_all(None, None).await?;
-            all.into_iter()
-                .map(|value| from_js::<Best>(value).map(|b| (b.mode, b.value)))
-                .collect()
+            let mut bests = Vec::new();
+            for value in all {
+                let best: Best = from_js(value)?;
+                if best.board == Board::Mode {
+                    bests.push((best.mode, best.value));
+                }
+            }
+            Ok(bests)
+        })
+        .await
+    }
+
+    /// The personal best on a loaded text, if it was ever finished here.
+    pub async fn text_best(&self, mode: Mode, text: TextHash) -> Result<Option<i64>, StorageError> {
+        self.transact(&[BESTS], TransactionMode::ReadOnly, async |tx| {
+            let key: JsValue = best_key(mode, Board::TextBest { text }).into();
+            let best: Option<Best> = tx.store(BESTS)?.get(key).await?.map(from_js).transpose()?;
+            Ok(best.map(|best| best.value))
         })
         .await
     }
@@ -151,6 +183,15 @@ impl Db {
             Ok(stored)
         })
         .await
+    }
+}
+
+/// Where a personal best is kept: the mode's id (as before texts existed) or
+/// `text/<hash>` for a loaded text's best.
+fn best_key(mode: Mode, board: Board) -> String {
+    match board {
+        Board::TextBest { text } | Board::TextFirst { text } => format!("text/{text}"),
+        Board::Mode | Board::DailyFirst { .. } => mode.id().to_owned(),
     }
 }
 

@@ -2,6 +2,7 @@
 
 use crate::StorageError;
 use keydo_core::Mode;
+use keydo_core::game::board::Board;
 use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
 use uuid::Uuid;
@@ -23,6 +24,10 @@ pub use keydo_core::api::Credentials;
 #[serde(rename_all = "camelCase")]
 pub struct Best {
     pub mode: Mode,
+    /// The board the best is on: the mode's, or a loaded text's. Bests stored before
+    /// texts existed have none and are the mode's.
+    #[serde(default)]
+    pub board: Board,
     pub value: i64,
     pub score_id: Uuid,
     pub played_at: u64,

@@ -9,6 +9,7 @@
 mod common;
 
 use common::{PLAYED_AT, fresh_db, game, js, raw_read};
+use keydo_core::game::board::Board;
 use keydo_core::Mode;
 use keydo_storage::{Db, SCHEMA_VERSION, StorageError};
 use std::time::Duration;
@@ -87,7 +88,7 @@ async fn an_upgrade_asked_during_an_operation_proceeds_once_it_ends() {
     let entry = game(Uuid::new_v4(), Mode::Words, 120, PLAYED_AT);
     // The write is under way when a newer release asks for its upgrade.
     let (recorded, upgraded) =
-        futures::join!(db.record_result(&entry), upgrade(&name, SCHEMA_VERSION + 1));
+        futures::join!(db.record_result(&entry, &[Board::Mode]), upgrade(&name, SCHEMA_VERSION + 1));
     assert!(recorded.is_ok(), "{recorded:?}");
     assert_eq!(upgraded, "upgraded");
     let history = raw_read(&name, "history", "getAllKeys").await;
@@ -161,7 +162,7 @@ async fn an_aborted_write_says_why_and_a_retry_stores_it() {
     let refused = with_patched(
         "(put, store, args) => { throw new DOMException('no room left', 'QuotaExceededError'); }",
         None,
-        async || db.record_result(&entry).await,
+        async || db.record_result(&entry, &[Board::Mode]).await,
     )
     .await;
     assert_eq!(refused.err(), Some(StorageError::QuotaExceeded));
@@ -172,14 +173,14 @@ async fn an_aborted_write_says_why_and_a_retry_stores_it() {
     let full = with_patched(
         abort,
         Some("{ quota: 500000000, usage: 499990000 }"),
-        async || db.record_result(&entry).await,
+        async || db.record_result(&entry, &[Board::Mode]).await,
     )
     .await;
     assert_eq!(full.err(), Some(StorageError::QuotaExceeded));
     let room = with_patched(
         abort,
         Some("{ quota: 500000000, usage: 1000 }"),
-        async || db.record_result(&entry).await,
+        async || db.record_result(&entry, &[Board::Mode]).await,
     )
     .await;
     let Err(StorageError::Database(reason)) = room else {
@@ -189,7 +190,7 @@ async fn an_aborted_write_says_why_and_a_retry_stores_it() {
 
     // Nothing of the aborted writes was stored; the caller's retry stores it.
     assert_eq!(raw_read(&name, "history", "getAllKeys").await, "[]");
-    db.record_result(&entry).await.unwrap();
+    db.record_result(&entry, &[Board::Mode]).await.unwrap();
     let history = raw_read(&name, "history", "getAllKeys").await;
     assert!(history.contains(&entry.score_id.to_string()), "{history}");
 }

@@ -7,6 +7,7 @@
 mod common;
 
 use common::{PLAYED_AT, fresh_db, game, raw_read};
+use keydo_core::game::board::Board;
 use keydo_core::Mode;
 use keydo_core::sync::outbox::OutboxEntry;
 use keydo_storage::{Credentials, Db, SaveStart};
@@ -64,7 +65,7 @@ async fn one_idempotency_key_until_the_save_is_stored_then_a_new_one_after_renew
 
     // The key never reaches the outbox or history.
     let entry = game(Uuid::new_v4(), Mode::Quote, 100, PLAYED_AT);
-    db.record_result(&entry).await.unwrap();
+    db.record_result(&entry, &[Board::Mode]).await.unwrap();
     for store in ["outbox", "history"] {
         let dump = raw_read(&name, store, "getAll").await;
         assert!(!dump.contains(&first.to_string()), "{store}: {dump}");
@@ -81,7 +82,7 @@ async fn acknowledged_bests_are_kept_for_healing_and_discarded_ones_are_not() {
     let this_week_high = game(profile, Mode::Words, 150, PLAYED_AT + 1);
     let zh = game(profile, Mode::Zh, 90, PLAYED_AT);
     for acked in [&last_week, &this_week_high, &this_week_low, &zh] {
-        db.record_result(acked).await.unwrap();
+        db.record_result(acked, &[Board::Mode]).await.unwrap();
         db.remove_if_unchanged(acked).await.unwrap();
     }
     let delivered = db.delivered().await.unwrap();

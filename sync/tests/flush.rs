@@ -9,6 +9,7 @@
 #[path = "../../storage/tests/common/mod.rs"]
 mod common;
 
+use keydo_core::game::board::Board;
 use keydo_core::Mode;
 use keydo_core::api::week::week_of;
 use keydo_core::api::{Profile, ProfileAnswer, Save, SaveCreated, ScoreAck, ServerBest};
@@ -238,7 +239,7 @@ impl Transport for Scripted {
 async fn play(db: &Db, mode: Mode, correct_chars: u32) -> OutboxEntry {
     let profile = db.profile(0).await.unwrap().id;
     let entry = common::game(profile, mode, correct_chars, js_sys::Date::now() as u64);
-    db.record_result(&entry).await.unwrap();
+    db.record_result(&entry, &[Board::Mode]).await.unwrap();
     entry
 }
 

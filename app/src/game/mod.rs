@@ -18,6 +18,7 @@ mod texts;
 use crate::services::profile::ProfileService;
 use crate::services::records::Records;
 use keydo_core::Mode;
+use keydo_core::game::board::Board;
 use keydo_core::game::score;
 use leptos::ev;
 use leptos::prelude::*;
@@ -117,5 +118,6 @@ fn record(records: Records, done: &Finished) -> Recording {
         done.stats,
         done.prompt.clone(),
         done.input.clone(),
+        |_| vec![Board::Mode],
     ))
 }

@@ -13,6 +13,7 @@
 //! end of the operation, so no open connection holds up a schema upgrade.
 
 use super::sync::Coordinator;
+use keydo_core::game::board::Board;
 use keydo_core::sync::outbox::OutboxEntry;
 use keydo_core::{InputLog, Mode, PromptId, Stats};
 use keydo_storage::{Db, Recorded, StorageError};
@@ -70,6 +71,8 @@ struct Game {
     /// What the server replays (docs/replay.md).
     prompt: PromptId,
     input: InputLog,
+    /// The boards it counts on, each with its own outbox entry.
+    boards: Vec<Board>,
 }
 
 impl Records {
@@ -117,23 +120,30 @@ impl Records {
 
     /// Writes a game that just ended durably — trying again until it commits — then
     /// has the sync deliver it. The signal follows the write: "saved" means committed.
+    ///
+    /// `boards_at` names the boards the game counts on, given when it ended
+    /// (`keydo_core::game::board::boards_of`).
     pub fn record(
         &self,
         mode: Mode,
         stats: Stats,
         prompt: PromptId,
         input: InputLog,
+        boards_at: impl FnOnce(u64) -> Vec<Board>,
     ) -> ReadSignal<Saving> {
+        // Whole milliseconds since the epoch, far below 2^53.
+        let played_at = js_sys::Date::now() as u64;
         let game = Game {
             score_id: Uuid::new_v4(),
             mode,
             stats,
-            // Whole milliseconds since the epoch, far below 2^53.
-            played_at: js_sys::Date::now() as u64,
+            played_at,
             prompt,
             input,
+            boards: boards_at(played_at),
         };
         let score_id = game.score_id;
+        let on_mode_boards = game.boards.contains(&Board::Mode);
         self.last_played.set(Some(mode));
         let saving = RwSignal::new(Saving::Pending);
         let records = *self;
@@ -141,7 +151,9 @@ impl Records {
             let outcome = records.write_until_committed(game, saving).await;
             match outcome {
                 Ok(recorded) => {
-                    records.set_best(mode, recorded.best);
+                    if on_mode_boards {
+                        records.set_best(mode, recorded.best);
+                    }
                     saving.try_set(Saving::Saved {
                         score_id,
                         new_best: recorded.new_best,
@@ -224,7 +236,7 @@ async fn write(game: Game) -> Result<Recorded, StorageError> {
     if let Some(performance) = &performance {
         let _ = performance.mark(DURABLE_WRITE_START);
     }
-    let recorded = db.record_result(&entry).await;
+    let recorded = db.record_result(&entry, &game.boards).await;
     if let Some(performance) = &performance {
         let _ = performance.measure_with_start_mark(DURABLE_WRITE, DURABLE_WRITE_START);
     }

@@ -22,23 +22,23 @@ pub fn is_heal_due(last_ms: Option<u64>, now_ms: u64) -> bool {
 
 /// Which best an acknowledged result may be.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Board {
+pub enum BestOf {
     /// The best of all time, per mode.
     Alltime,
     /// The best of the latest week the client delivered in, per mode.
     Weekly,
 }
 
-impl Board {
-    pub const ALL: [Board; 2] = [Board::Alltime, Board::Weekly];
+impl BestOf {
+    pub const ALL: [BestOf; 2] = [BestOf::Alltime, BestOf::Weekly];
 
     /// Whether the server acknowledging `acked` makes it the kept best of this board,
     /// over `kept`.
     pub fn improves(self, kept: Option<&OutboxEntry>, acked: &OutboxEntry) -> bool {
         let Some(kept) = kept else { return true };
         match self {
-            Board::Alltime => acked.beats(kept),
-            Board::Weekly => {
+            BestOf::Alltime => acked.beats(kept),
+            BestOf::Weekly => {
                 acked.week > kept.week || (acked.week == kept.week && acked.beats(kept))
             }
         }
@@ -47,8 +47,8 @@ impl Board {
     /// The id used in storage keys.
     pub fn id(self) -> &'static str {
         match self {
-            Board::Alltime => "alltime",
-            Board::Weekly => "weekly",
+            BestOf::Alltime => "alltime",
+            BestOf::Weekly => "weekly",
         }
     }
 }
@@ -177,13 +177,13 @@ mod tests {
         let old = result(1, Mode::Time, 300, NOON - WEEK_MS);
         let lower_now = result(2, Mode::Time, 200, NOON);
         let tie_later = result(3, Mode::Time, 300, NOON);
-        assert!(Board::Alltime.improves(None, &old));
-        assert!(!Board::Alltime.improves(Some(&old), &lower_now));
-        assert!(!Board::Alltime.improves(Some(&old), &tie_later));
+        assert!(BestOf::Alltime.improves(None, &old));
+        assert!(!BestOf::Alltime.improves(Some(&old), &lower_now));
+        assert!(!BestOf::Alltime.improves(Some(&old), &tie_later));
         // A new week starts a new weekly best, however low.
-        assert!(Board::Weekly.improves(Some(&old), &lower_now));
-        assert!(!Board::Weekly.improves(Some(&lower_now), &old));
-        assert!(Board::Weekly.improves(Some(&lower_now), &tie_later));
+        assert!(BestOf::Weekly.improves(Some(&old), &lower_now));
+        assert!(!BestOf::Weekly.improves(Some(&lower_now), &old));
+        assert!(BestOf::Weekly.improves(Some(&lower_now), &tie_later));
     }
 
     #[test]
