@@ -74,7 +74,10 @@ mod tests {
     fn the_day_changes_at_midnight_utc8() {
         let midnight = utc8_midnight(2026, 12, 2);
         // 00:00 UTC+8 on 2 December is 16:00 UTC on 1 December.
-        assert_eq!(midnight, days_from_civil(2026, 12, 1) * DAY_MS + 16 * 3_600_000);
+        assert_eq!(
+            midnight,
+            days_from_civil(2026, 12, 1) * DAY_MS + 16 * 3_600_000
+        );
         let day = race_day(midnight);
         assert_eq!(day, days_from_civil(2026, 12, 2));
         assert_eq!(race_day(midnight - 1), day - 1, "23:59:59.999 UTC+8");
@@ -138,7 +141,10 @@ mod tests {
         let english: Vec<&str> = (-50..50)
             .map(|day| daily_passage(&two, day, Language::English).id.as_str())
             .collect();
-        assert!(english.windows(2).all(|pair| pair[0] != pair[1]), "{english:?}");
+        assert!(
+            english.windows(2).all(|pair| pair[0] != pair[1]),
+            "{english:?}"
+        );
         assert!((-50..50).all(|day| daily_passage(&two, day, Language::Chinese).id == "solo"));
     }
 
@@ -147,16 +153,17 @@ mod tests {
         // Computed once from the shipped corpora: a change to the rule or to the corpora
         // changes which passage past and future days race, and must be deliberate.
         let corpora = Corpora::shipped();
-        let picks: Vec<(String, String)> = [(2026, 12, 1), (2026, 12, 2), (2027, 1, 1), (2030, 6, 15)]
-            .into_iter()
-            .map(|(y, m, d)| {
-                let day = race_day(utc8_midnight(y, m, d));
-                (
-                    daily_passage(corpora, day, Language::Chinese).id.clone(),
-                    daily_passage(corpora, day, Language::English).id.clone(),
-                )
-            })
-            .collect();
+        let picks: Vec<(String, String)> =
+            [(2026, 12, 1), (2026, 12, 2), (2027, 1, 1), (2030, 6, 15)]
+                .into_iter()
+                .map(|(y, m, d)| {
+                    let day = race_day(utc8_midnight(y, m, d));
+                    (
+                        daily_passage(corpora, day, Language::Chinese).id.clone(),
+                        daily_passage(corpora, day, Language::English).id.clone(),
+                    )
+                })
+                .collect();
         let expected = [
             ("mengzi-gaozi", "shakespeare-sonnet-18"),
             ("daodejing-64", "austen-emma-opening"),

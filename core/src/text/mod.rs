@@ -174,14 +174,20 @@ mod tests {
             LoadedText::new(" It was  the best of\ttimes.\u{FEFF}").unwrap(),
             en
         );
-        assert_ne!(LoadedText::new("It was the best of times!").unwrap().hash(), en.hash());
+        assert_ne!(
+            LoadedText::new("It was the best of times!").unwrap().hash(),
+            en.hash()
+        );
     }
 
     #[test]
     fn refuses_empty_and_over_the_cap_but_takes_exactly_the_cap() {
         assert_eq!(LoadedText::new(" \u{200B}\r\n"), Err(TextError::Empty));
         let zh = "字".repeat(MAX_ZH_CHARS);
-        assert_eq!(LoadedText::new(&zh).unwrap().as_str().chars().count(), 3_000);
+        assert_eq!(
+            LoadedText::new(&zh).unwrap().as_str().chars().count(),
+            3_000
+        );
         assert_eq!(
             LoadedText::new(&format!("{zh}。")),
             Err(TextError::TooLong {
@@ -216,7 +222,10 @@ mod tests {
         }
         assert_eq!(LoadedText::try_from(String::new()), Err(TextError::Empty));
         let error = serde_json::from_str::<LoadedText>("\"a  b\"").unwrap_err();
-        assert!(error.to_string().contains("not in its normalised form"), "{error}");
+        assert!(
+            error.to_string().contains("not in its normalised form"),
+            "{error}"
+        );
     }
 
     #[test]

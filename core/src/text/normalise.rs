@@ -145,7 +145,12 @@ mod tests {
 
     #[test]
     fn nothing_visible_normalises_to_empty() {
-        for blank in ["", " \r\n\t", "\u{200B}\u{FEFF}\u{3000}", "\u{2066}\u{2069}"] {
+        for blank in [
+            "",
+            " \r\n\t",
+            "\u{200B}\u{FEFF}\u{3000}",
+            "\u{2066}\u{2069}",
+        ] {
             assert_eq!(normalise(blank), "", "{blank:?}");
         }
     }

@@ -27,7 +27,9 @@ pub struct Pasted {
 }
 
 /// Separators a 发文 tool draws before and inside its 段 line.
-const SEPARATORS: &[char] = &['-', '－', '—', '–', '=', '＝', '_', '~', '～', '*', '#', '·'];
+const SEPARATORS: &[char] = &[
+    '-', '－', '—', '–', '=', '＝', '_', '~', '～', '*', '#', '·',
+];
 
 /// `raw` taken apart: title, body and 段号 when its last non-blank line is a 段 line,
 /// else all body.
@@ -127,7 +129,11 @@ mod tests {
             let message = format!("《荷塘月色》朱自清\r\n这几天心里颇不宁静。\r\n{last_line}\r\n");
             assert_eq!(
                 parse_message(&message),
-                pasted(Some("《荷塘月色》朱自清"), "这几天心里颇不宁静。", Some(segment)),
+                pasted(
+                    Some("《荷塘月色》朱自清"),
+                    "这几天心里颇不宁静。",
+                    Some(segment)
+                ),
                 "{last_line}"
             );
         }
@@ -169,7 +175,11 @@ mod tests {
             "  It was the best of times.  ",
         ];
         for text in cases {
-            assert_eq!(parse_message(text), pasted(None, text.trim(), None), "{text}");
+            assert_eq!(
+                parse_message(text),
+                pasted(None, text.trim(), None),
+                "{text}"
+            );
         }
         assert_eq!(parse_message(""), pasted(None, "", None));
     }

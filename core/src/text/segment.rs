@@ -54,9 +54,8 @@ fn sentence_ends(chars: &[char], language: Language) -> Vec<(usize, usize)> {
     let mut ends = Vec::new();
     let mut i = 0;
     while i < chars.len() {
-        let is_end = |c: char| {
-            SENTENCE_ENDS.contains(&c) || (c == '.' && language == Language::English)
-        };
+        let is_end =
+            |c: char| SENTENCE_ENDS.contains(&c) || (c == '.' && language == Language::English);
         if !is_end(chars[i]) {
             i += 1;
             continue;
@@ -185,7 +184,10 @@ mod tests {
         // Accents stay on their letters.
         let accented = "e\u{0301}".repeat(6);
         let pieces = split_at_most(&accented, Language::English, 5);
-        assert!(pieces.iter().all(|p| !p.starts_with('\u{0301}')), "{pieces:?}");
+        assert!(
+            pieces.iter().all(|p| !p.starts_with('\u{0301}')),
+            "{pieces:?}"
+        );
         assert_eq!(pieces.concat(), accented);
     }
 
