@@ -51,11 +51,11 @@ fn split_at_most(text: &str, language: Language, cap: usize) -> Vec<String> {
 /// Every sentence end as (where a 段 ending there ends, where the next one starts), in
 /// character indices.
 fn sentence_ends(chars: &[char], language: Language) -> Vec<(usize, usize)> {
+    let is_end =
+        |c: char| SENTENCE_ENDS.contains(&c) || (c == '.' && language == Language::English);
     let mut ends = Vec::new();
     let mut i = 0;
     while i < chars.len() {
-        let is_end =
-            |c: char| SENTENCE_ENDS.contains(&c) || (c == '.' && language == Language::English);
         if !is_end(chars[i]) {
             i += 1;
             continue;
