@@ -8,6 +8,9 @@
 //! [`Ranking`], so the outbox and the server's boards keep the same game whatever order
 //! attempts, resends and tabs deliver them in.
 
+use crate::game::prompt_id::PromptId;
+use crate::game::texts::Passages;
+use crate::text::daily::{race_day, raced_passage};
 use crate::text::hash::TextHash;
 use serde::{Deserialize, Serialize};
 use std::cmp::Reverse;
@@ -67,6 +70,33 @@ pub enum Board {
     /// The first completed attempt at the day's race of the game's language, on the
     /// UTC+8 day `day` (days since 1970-01-01).
     DailyFirst { day: i64 },
+}
+
+/// The boards a game on `prompt` that ended at `played_at` (unix ms) counts on, the
+/// first-only ones first: a loaded text's 首打 and best (never its mode's public
+/// boards); a built-in test's mode boards, and before them the day's race when its
+/// passage is the one raced that day in its language. `passages` is the corpus a
+/// passage prompt names (the page loads each corpus on its own; none is needed for
+/// other prompts). Client and server call it alike, so the outbox keeps a game under
+/// the boards the server ranks it on.
+pub fn boards_of(prompt: &PromptId, played_at: u64, passages: Option<&Passages>) -> Vec<Board> {
+    match prompt {
+        PromptId::Text { text } => vec![
+            Board::TextFirst { text: text.hash() },
+            Board::TextBest { text: text.hash() },
+        ],
+        PromptId::Passage { passage, .. } => {
+            // Exact: clocks read below 2^53 ms.
+            let day = race_day(played_at as i64);
+            match passages {
+                Some(passages) if raced_passage(passages, day).id == *passage => {
+                    vec![Board::DailyFirst { day }, Board::Mode]
+                }
+                _ => vec![Board::Mode],
+            }
+        }
+        PromptId::Seeded { .. } => vec![Board::Mode],
+    }
 }
 
 impl Board {
@@ -133,6 +163,36 @@ mod tests {
         assert_eq!(Board::default(), Board::Mode);
         assert_eq!(Board::TextBest { text }.ranking(), Ranking::Best);
         assert_eq!(Board::DailyFirst { day: 1 }.ranking(), Ranking::First);
+    }
+
+    #[test]
+    fn a_game_counts_on_its_text_or_its_mode_and_on_the_day_it_raced() {
+        let corpora = crate::game::corpora::Corpora::shipped();
+        let text = crate::text::LoadedText::new("有朋自远方来，不亦乐乎？").unwrap();
+        let pasted = PromptId::Text { text: text.clone() };
+        let hash = text.hash();
+        assert_eq!(
+            boards_of(&pasted, 0, None),
+            [Board::TextFirst { text: hash }, Board::TextBest { text: hash }]
+        );
+        // 2026-12-02 12:00 UTC+8, and the passage raced that day in Chinese.
+        let noon = 1_796_184_000_000u64;
+        let day = race_day(noon as i64);
+        let raced = crate::text::daily::daily_passage(corpora, day, crate::game::mode::Language::Chinese);
+        let on = |passage: &str, at: u64| {
+            let prompt = PromptId::Passage {
+                corpus: crate::game::prompt_id::Corpus::Zh,
+                passage: passage.to_owned(),
+            };
+            boards_of(&prompt, at, Some(&corpora.zh))
+        };
+        assert_eq!(on(&raced.id, noon), [Board::DailyFirst { day }, Board::Mode]);
+        // The same passage a day later is not that day's race (no passage runs twice).
+        assert_eq!(on(&raced.id, noon + 86_400_000), [Board::Mode]);
+        let other = corpora.zh.passages().iter().find(|p| p.id != raced.id).unwrap();
+        assert_eq!(on(&other.id, noon), [Board::Mode]);
+        let seeded = PromptId::for_game(crate::Mode::Words, crate::Seed::new(7).unwrap(), None);
+        assert_eq!(boards_of(&seeded, noon, None), [Board::Mode]);
     }
 
     proptest! {

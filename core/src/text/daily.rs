@@ -12,7 +12,7 @@ use crate::api::week::{DAY_MS, UTC8_OFFSET_MS};
 use crate::game::corpora::Corpora;
 use crate::game::mode::Language;
 use crate::game::rng::SplitMix64;
-use crate::game::texts::Passage;
+use crate::game::texts::{Passage, Passages};
 
 /// The race day of the instant `unix_ms`: days since 1970-01-01 in UTC+8, so a day
 /// begins at 00:00 UTC+8 (16:00 UTC the day before).
@@ -24,9 +24,16 @@ pub fn race_day(unix_ms: i64) -> i64 {
 /// English one (`quotes`).
 pub fn daily_passage(corpora: &Corpora, day: i64, language: Language) -> &Passage {
     let passages = match language {
-        Language::Chinese => corpora.zh.passages(),
-        Language::English => corpora.quotes.passages(),
+        Language::Chinese => &corpora.zh,
+        Language::English => &corpora.quotes,
     };
+    raced_passage(passages, day)
+}
+
+/// The passage of `passages` raced on `day`: for the page, which loads each corpus on
+/// its own.
+pub fn raced_passage(passages: &Passages, day: i64) -> &Passage {
+    let passages = passages.passages();
     let count = passages.len() as i64;
     let round = day.div_euclid(count);
     let place = day.rem_euclid(count) as usize;
