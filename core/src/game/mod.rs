@@ -9,6 +9,7 @@ pub mod lines;
 pub mod mode;
 pub mod prompt;
 pub mod prompt_id;
+pub mod report;
 pub(crate) mod rng;
 pub mod score;
 pub mod texts;
