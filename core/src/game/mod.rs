@@ -7,6 +7,7 @@ pub mod figures;
 pub mod input_log;
 pub mod lines;
 pub mod mode;
+pub mod playback;
 pub mod prompt;
 pub mod prompt_id;
 pub mod report;

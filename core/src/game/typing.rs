@@ -168,6 +168,11 @@ impl Session {
         self.typed.len()
     }
 
+    /// The text typed so far, right and wrong characters alike.
+    pub fn typed(&self) -> &[char] {
+        &self.typed
+    }
+
     pub fn char_state(&self, index: usize) -> CharState {
         match self.typed.get(index) {
             None => CharState::Pending,
