@@ -11,6 +11,7 @@ pub mod playback;
 pub mod prompt;
 pub mod prompt_id;
 pub mod report;
+pub mod result_line;
 pub(crate) mod rng;
 pub mod score;
 pub mod texts;
