@@ -188,10 +188,7 @@ mod tests {
         assert_eq!(at(499).composing, None);
         assert_eq!(at(500).composing.as_deref(), Some("学儿"));
         assert_eq!(at(900).typed, "学儿");
-        assert_eq!(
-            at(900).states,
-            [CharState::Correct, CharState::Incorrect]
-        );
+        assert_eq!(at(900).states, [CharState::Correct, CharState::Incorrect]);
         assert_eq!(at(900).composing, None);
         assert_eq!(at(1_100).typed, "学");
         assert_eq!(at(1_300).composing.as_deref(), Some("而时习之"));

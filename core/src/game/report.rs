@@ -365,8 +365,8 @@ fn units_of(mode: Mode, target: &[char], typed: usize) -> Vec<Unit> {
         Language::English => {
             let mut units = Vec::new();
             let mut begin = 0;
-            for i in 0..typed {
-                if target[i] == ' ' {
+            for (i, &c) in target[..typed].iter().enumerate() {
+                if c == ' ' {
                     units.push(unit(begin..i + 1));
                     begin = i + 1;
                 }
@@ -527,7 +527,11 @@ mod tests {
         }
         let r = play(Mode::Zh, text, &edits);
         let slowest = &r.units[r.slowest[0]];
-        assert_eq!(slowest.span, 12..13, "its time runs to the next 字's first key");
+        assert_eq!(
+            slowest.span,
+            12..13,
+            "its time runs to the next 字's first key"
+        );
         assert_eq!(slowest.ms, 2_500);
         assert_eq!(slowest.bucket, BUCKETS - 1);
         assert_eq!(r.slowest.len(), SLOWEST_MARKED);

@@ -170,7 +170,9 @@ mod tests {
     fn a_recorded_english_game_gives_its_line_in_wpm() {
         let prompt = Prompt::new("the cat sat").unwrap();
         let mut s = Session::new(Mode::Quote, &prompt);
-        let keys = ["t", "h", "e", " ", "c", "a", "x", "", "t", " ", "s", "a", "t"];
+        let keys = [
+            "t", "h", "e", " ", "c", "a", "x", "", "t", " ", "s", "a", "t",
+        ];
         for (i, key) in keys.into_iter().enumerate() {
             let at = i as u64 * 250;
             match key {
@@ -209,7 +211,10 @@ mod tests {
         let r = report_of(Mode::Words, &prompt, &s);
         let line = result_line(&r, Some(1), Some(" 小鹤 音形 "), Some("ABC234"));
         assert!(line.starts_with("第1段 速度:0.00WPM "), "{line}");
-        assert!(line.ends_with(" 输入法:小鹤音形 KeyDo 验证:ABC234"), "{line}");
+        assert!(
+            line.ends_with(" 输入法:小鹤音形 KeyDo 验证:ABC234"),
+            "{line}"
+        );
         // No time passed: no speed, yet every figure is printed.
         assert_eq!(line.split(' ').count(), 15);
     }
@@ -218,7 +223,7 @@ mod tests {
     fn verification_codes_are_short_unambiguous_and_fixed_by_the_id() {
         // Pinned: the server resolves codes it derived earlier, so the derivation
         // never changes.
-        // (Checked by hand against the definition: the nil id mixes to 0.)
+        // Both computed apart from this code, from the definition; the nil id mixes to 0.
         assert_eq!(verification_code(&Uuid::nil()), "222222");
         let id = Uuid::parse_str("0192f3a4-5b6c-7d8e-9fa0-b1c2d3e4f5a6").unwrap();
         assert_eq!(verification_code(&id), "2HVCVM");

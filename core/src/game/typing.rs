@@ -59,7 +59,8 @@ pub struct KeyCounts {
     /// Every key pressed while the game took input, including those inside IME
     /// compositions (one per composition update) and deletions.
     pub pressed: u32,
-    /// Backspaces and delete-words that removed something: 回改.
+    /// Backspaces and delete-words that removed something: the 成绩 line's 退格
+    /// (docs/scoring.md).
     pub corrections: u32,
 }
 
