@@ -72,12 +72,13 @@ pub struct SpeedLoss {
     /// Time spent on 回改: deletions, and the share of each edit's time whose text was
     /// deleted later.
     pub correction_ms: u64,
-    /// The speed over the game's time minus [`SpeedLoss::correction_ms`].
-    pub without_corrections: f64,
+    /// The speed over the game's time minus [`SpeedLoss::correction_ms`]; `None` when
+    /// no time is left (here and below).
+    pub without_corrections: Option<f64>,
     /// The longest pause, if there was any gap at all.
     pub longest_pause: Option<Pause>,
     /// The speed over the game's time minus the longest pause.
-    pub without_longest_pause: f64,
+    pub without_longest_pause: Option<f64>,
     /// The speed had every wrong character been right: no 错一罚五 in Chinese, every
     /// typed character counted in English.
     pub without_errors: f64,
@@ -199,9 +200,13 @@ pub fn report(mode: Mode, prompt: &Prompt, log: &InputLog) -> Result<Report, Rep
             LoggedEdit::Commit(text) | LoggedEdit::CompositionEnd { text, .. } => {
                 in_deletion_run = false;
                 let (first_key, keys, composed) = match entry.edit {
-                    LoggedEdit::CompositionEnd { keys, .. } => {
-                        (composing_since.take().unwrap_or(at), keys, true)
-                    }
+                    // Not before the previous edit: a commit made while the composition
+                    // was open came first, and units keep the order their text came in.
+                    LoggedEdit::CompositionEnd { keys, .. } => (
+                        composing_since.take().unwrap_or(at).max(previous_step_at),
+                        keys,
+                        true,
+                    ),
                     _ => (at, count(text.chars().count()), false),
                 };
                 let text_chars = count(text.chars().count());
@@ -287,9 +292,11 @@ pub fn report(mode: Mode, prompt: &Prompt, log: &InputLog) -> Result<Report, Rep
         .round() as u64;
     let speed_over = |removed_ms: u64| {
         let duration_ms = stats.duration_ms.saturating_sub(removed_ms);
-        mode.speed(&Stats {
-            duration_ms,
-            ..stats
+        (duration_ms > 0).then(|| {
+            mode.speed(&Stats {
+                duration_ms,
+                ..stats
+            })
         })
     };
     let speed_loss = SpeedLoss {
@@ -575,7 +582,7 @@ mod tests {
         assert_eq!(r.speed_loss.correction_ms, 1_500);
         // 3 字 in 4 s = 45 字/分; in 2.5 s, 72.
         assert_eq!(r.speed_loss.speed, 45.0);
-        assert_eq!(r.speed_loss.without_corrections, 72.0);
+        assert_eq!(r.speed_loss.without_corrections, Some(72.0));
         // A unit's time starts at the edit that wrote it last: the detour through 儿
         // is in 学's time, up to 而's composition.
         assert_eq!(unit_ms(&r), [2_500, 1_000, 500]);
@@ -622,7 +629,10 @@ mod tests {
             })
         );
         // 10 right characters in 4.3 s; without the pause, in 2.3 s.
-        assert_eq!(r.speed_loss.without_longest_pause, 2.0 * 60_000.0 / 2_300.0);
+        assert_eq!(
+            r.speed_loss.without_longest_pause,
+            Some(2.0 * 60_000.0 / 2_300.0)
+        );
         // 11 characters counted had the x been right.
         assert_eq!(r.speed_loss.without_errors, 2.2 * 60_000.0 / 4_300.0);
         assert_eq!(r.phrase_share, None);
@@ -665,6 +675,79 @@ mod tests {
         ));
     }
 
+    fn random_edit() -> impl Strategy<Value = (u64, Edit)> {
+        let text = proptest::collection::vec(
+            proptest::sample::select(vec!['a', 'b', ' ', '学', 'Z']),
+            0..3,
+        )
+        .prop_map(|chars| chars.into_iter().collect::<String>());
+        let edit = prop_oneof![
+            4 => text.clone().prop_map(Edit::Commit),
+            2 => Just(Edit::Backspace),
+            1 => Just(Edit::DeleteWord),
+            1 => Just(Edit::CompositionStart),
+            1 => text.clone().prop_map(Edit::CompositionUpdate),
+            1 => text.prop_map(Edit::CompositionEnd),
+        ];
+        (0..2_000u64, edit)
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(64))]
+        /// Whatever was typed, the units partition the typed text and their times the
+        /// game, the timeline covers the text once, and no loss makes a game slower.
+        #[test]
+        fn any_game_reports_consistently(
+            mode in proptest::sample::select(Mode::ALL.to_vec()),
+            edits in proptest::collection::vec(random_edit(), 0..80),
+        ) {
+            let p = prompt("ab ba 学 ab");
+            let mut session = Session::new(mode, &p);
+            let mut now = 0;
+            for (gap, edit) in edits {
+                now += gap;
+                session.apply(edit, now);
+            }
+            let rest: String = session.target()[session.caret()..].iter().collect();
+            session.commit(&rest, now + 1);
+            session.tick(now + 61_000);
+            if session.result().is_none() {
+                // A `time` game whose clock ran out on an open composition, nothing typed.
+                prop_assert_eq!(
+                    report(mode, &p, &session.input_log()),
+                    Err(ReplayError::Unfinished { mode })
+                );
+                return Ok(());
+            }
+            let r = report(mode, &p, &session.input_log()).unwrap();
+            let mut next = 0;
+            for unit in &r.units {
+                prop_assert_eq!(unit.span.start, next);
+                next = unit.span.end;
+                prop_assert!(unit.bucket < BUCKETS);
+            }
+            prop_assert_eq!(next, session.caret());
+            if !r.units.is_empty() {
+                prop_assert_eq!(r.units.iter().map(|u| u.ms).sum::<u64>(), r.stats.duration_ms);
+            }
+            let mut next = 0;
+            for second in &r.timeline {
+                prop_assert_eq!(second.start, next);
+                next = second.end;
+            }
+            prop_assert_eq!(next, session.caret());
+            prop_assert!(r.speed_loss.correction_ms <= r.stats.duration_ms);
+            for without in [r.speed_loss.without_corrections, r.speed_loss.without_longest_pause] {
+                prop_assert!(without.is_none_or(|speed| speed >= r.speed_loss.speed));
+            }
+            prop_assert!(r.speed_loss.without_errors >= r.speed_loss.speed);
+            prop_assert!((0.0..=1.0).contains(&r.key_accuracy));
+            let deleted: u32 = r.corrections.iter().map(|c| c.deleted).sum();
+            prop_assert!(r.corrections.len() as u32 <= r.figures.corrections);
+            prop_assert!(deleted >= r.figures.corrections);
+        }
+    }
+
     proptest! {
         #![proptest_config(ProptestConfig::with_cases(24))]
         #[test]
@@ -691,8 +774,9 @@ mod tests {
             prop_assert_eq!(r.timeline.len() as u64, stats.duration_ms.div_ceil(1000).max(1));
             // The typist fixes each mistake with one Backspace: one spot per mistake.
             prop_assert_eq!(r.corrections.len() as u32, r.figures.corrections);
-            prop_assert!(r.speed_loss.without_corrections >= r.speed_loss.speed);
-            prop_assert!(r.speed_loss.without_longest_pause >= r.speed_loss.speed);
+            for without in [r.speed_loss.without_corrections, r.speed_loss.without_longest_pause] {
+                prop_assert!(without.is_none_or(|speed| speed >= r.speed_loss.speed));
+            }
             prop_assert!(r.speed_loss.without_errors >= r.speed_loss.speed);
             prop_assert!(r.key_accuracy > 0.0 && r.key_accuracy <= 1.0);
         }
