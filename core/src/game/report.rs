@@ -60,6 +60,7 @@ pub struct Correction {
 pub struct Pause {
     /// When it began.
     pub from_ms: u64,
+    /// How long it lasted.
     pub ms: u64,
 }
 
@@ -87,8 +88,11 @@ pub struct SpeedLoss {
 /// The report of one finished game.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Report {
+    /// The mode the game was played in.
     pub mode: Mode,
+    /// The finished game's stats, as the server's replay finds them.
     pub stats: Stats,
+    /// The figures the result screen shows (speed, 击键, 码长, …).
     pub figures: Figures,
     /// Every unit of the typed part of the prompt, in order.
     pub units: Vec<Unit>,
@@ -100,6 +104,7 @@ pub struct Report {
     pub timeline: Vec<Range<usize>>,
     /// The 回改 spots, in order.
     pub corrections: Vec<Correction>,
+    /// 速度损失: the speed without each kind of loss.
     pub speed_loss: SpeedLoss,
     /// 键准: the share of keys pressed whose text is in the final text (docs/scoring.md).
     pub key_accuracy: f64,
