@@ -10,7 +10,9 @@
 //! are"):
 //!
 //! * `game`: one game, from the prompt to its score: modes, prompts and the corpora
-//!   they come from, the typing session and its input log, scoring, the figures.
+//!   they come from, the typing session and its input log, scoring, the figures, and
+//!   after the game: the 跟打 report (`game::report`), the 成绩 line and verification
+//!   code (`game::result_line`), and the frames of its playback (`game::playback`).
 //! * `names`: display names: what a name may be, and when two names are the same.
 //! * `api`: the wire: the JSON bodies of `/api`, its error codes (`api::code`), and the
 //!   UTC+8 weeks client and server must agree on (`api::week`).

@@ -1,6 +1,6 @@
 //! The figures a finished game shows beside its speed: accuracy, raw speed,
 //! consistency and time in every mode, and for 中文 the 击键 (keys per second), 码长
-//! (keys per character) and 回改 (corrections) that 跟打 players compare. Display
+//! (keys per character) and corrections (退格) that 跟打 players compare. Display
 //! only: none of them decides a score (that is [`crate::game::score`]).
 
 use crate::game::mode::Mode;
@@ -24,7 +24,8 @@ pub struct Figures {
     pub keys_per_second: f64,
     /// 码长: keys pressed per character of the final text; `None` with no text.
     pub keys_per_char: Option<f64>,
-    /// 回改: deletions that removed something.
+    /// Deletions that removed something: the 成绩 line's 退格 (docs/scoring.md, "The 成绩
+    /// line", where 回改 counts runs of them).
     pub corrections: u32,
 }
 

@@ -59,7 +59,8 @@ pub struct KeyCounts {
     /// Every key pressed while the game took input, including those inside IME
     /// compositions (one per composition update) and deletions.
     pub pressed: u32,
-    /// Backspaces and delete-words that removed something: 回改.
+    /// Backspaces and delete-words that removed something: the 成绩 line's 退格
+    /// (docs/scoring.md).
     pub corrections: u32,
 }
 
@@ -166,6 +167,11 @@ impl Session {
     /// Where the next character lands: the number of characters typed.
     pub fn caret(&self) -> usize {
         self.typed.len()
+    }
+
+    /// The text typed so far, right and wrong characters alike.
+    pub fn typed(&self) -> &[char] {
+        &self.typed
     }
 
     pub fn char_state(&self, index: usize) -> CharState {
