@@ -1,8 +1,8 @@
 //! One game, from the prompt to its score: the modes, the prompts and the corpora they
-//! are drawn from, the typing session and its input log, scoring (docs/scoring.md), and
-//! the figures a finished game shows and the boards it counts on (`board`); then what its log gives afterwards: the 跟打
-//! report of every unit (`report`), the 成绩 line players paste back (`result_line`),
-//! and the frames a player plays it back with (`playback`).
+//! are drawn from, the typing session and its input log, scoring (docs/scoring.md), the
+//! figures a finished game shows and the boards it counts on (`board`); then what its
+//! log gives afterwards: the 跟打 report of every unit (`report`), the 成绩 line players
+//! paste back (`result_line`), and the frames a player plays it back with (`playback`).
 
 pub mod board;
 pub mod corpora;
