@@ -38,6 +38,8 @@ pub struct Finished {
     /// The prompt and every edit, which the server replays to verify the result.
     pub prompt: PromptId,
     pub input: InputLog,
+    /// A loaded QQ text's 段号, for the 成绩 line.
+    pub segment: Option<u32>,
 }
 
 /// The page's clock, the same one input events are stamped with.
@@ -57,6 +59,7 @@ pub fn Play(
 ) -> impl IntoView {
     let session = StoredValue::new(Session::new(mode, &assignment.prompt));
     let prompt_id = StoredValue::new(assignment.id.clone());
+    let segment = assignment.segment;
     let marks = session.with_value(Marks::new);
     let (live, set_live) = signal(session.with_value(Session::stats));
     let (composing, set_composing) = signal(false);
@@ -80,6 +83,7 @@ pub fn Play(
                 keys: s.key_counts(),
                 prompt: prompt_id.get_value(),
                 input: s.input_log(),
+                segment,
             })
         });
         match result {
