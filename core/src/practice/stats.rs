@@ -1,0 +1,371 @@
+//! Per-unit statistics read from input logs (docs/practice.md, "Statistics").
+//!
+//! A unit is an English letter or a Chinese 字. Each finished game's log is replayed
+//! through a fresh [`Session`], so a keystroke lands where the game put it (finished
+//! words, the end of a `time` game and deletions behave exactly as when scored), and
+//! every character the game placed is judged against the prompt:
+//!
+//! - English, per letter: the time since the previous logged edit, shared equally by
+//!   the characters one edit placed. A wrong letter is a miss for the letter the
+//!   prompt expected. Samples under [`MIN_SAMPLE_MS`] (two keys at once) or over
+//!   [`MAX_SAMPLE_MS`] (a pause) are dropped.
+//! - Chinese, per 字: the time from the first key of its composition to the first key of
+//!   the next one, shared equally by the 字 committed together, and the composition's
+//!   keys shared the same way. A wrong 字 is a miss for the 字 expected. Start to start
+//!   holds for 顶功 input methods such as 键道 too: there the next code's first key
+//!   commits the previous word, so that key ends one composition and starts the next at
+//!   the same moment, and each 字 is still timed over exactly its own keys.
+//!
+//! Each unit's times are averaged per game and smoothed across games with an
+//! exponential moving average ([`EMA_ALPHA`]). Everything kept is an integer, so the
+//! store survives any JSON round trip exactly and rebuilding from the stored logs gives
+//! the same store, bit for bit.
+
+use crate::game::input_log::{InputLog, LoggedEdit};
+use crate::game::mode::{CHARS_PER_WORD, Language, Mode};
+use crate::game::prompt::Prompt;
+use crate::game::typing::{CharState, Session};
+use crate::practice::Course;
+use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
+
+/// Faster than this between two keys is two keys pressed together: not a sample.
+pub const MIN_SAMPLE_MS: u64 = 40;
+/// Slower than this is a pause, not typing: not a sample.
+pub const MAX_SAMPLE_MS: u64 = 12_000;
+/// The weight of the newest game in a unit's smoothed time. 0.3 follows a real change
+/// within three or four games (0.7⁴ ≈ 0.24 of the old value is left) while one odd game
+/// moves the value by less than a third.
+pub const EMA_ALPHA: f64 = 0.3;
+/// How many games' speeds a unit keeps for its chart.
+pub const RECENT_GAMES: usize = 10;
+
+/// The speeds the player aims for; a unit at this speed has confidence 1.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Target {
+    /// English, in words per minute ([`CHARS_PER_WORD`] letters a word).
+    pub wpm: u32,
+    /// Chinese, in 字 per minute.
+    pub zi_per_minute: u32,
+}
+
+impl Default for Target {
+    /// 35 WPM, and 40 字/分 (a steady beginner's pace with an input method).
+    fn default() -> Self {
+        Target {
+            wpm: 35,
+            zi_per_minute: 40,
+        }
+    }
+}
+
+impl Target {
+    /// The time one unit of `language` takes at the target speed, in µs.
+    pub fn unit_us(self, language: Language) -> f64 {
+        match language {
+            Language::English => 60e6 / (f64::from(self.wpm.max(1)) * f64::from(CHARS_PER_WORD)),
+            Language::Chinese => 60e6 / f64::from(self.zi_per_minute.max(1)),
+        }
+    }
+}
+
+/// What is known about one letter or 字.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct UnitRecord {
+    /// The smoothed time to type it, in µs; 0 until a game gave a sample.
+    pub smoothed_us: u64,
+    /// The speed of the latest game that gave a sample, × 100 (WPM or 字/分).
+    pub last_speed: u32,
+    /// The best such speed, × 100.
+    pub best_speed: u32,
+    /// How often another character was typed where it was expected.
+    pub misses: u32,
+    /// How many timed samples it has.
+    pub samples: u32,
+    /// The speeds (× 100) of the latest games with a sample, oldest first, at most
+    /// [`RECENT_GAMES`].
+    pub recent: Vec<u32>,
+    /// Chinese: the composition keys its timed samples took, in hundredths of a key.
+    pub keys_centi: u64,
+}
+
+impl UnitRecord {
+    /// Target time / smoothed time: 1 at the target, lower when slower; `None` before
+    /// the first sample.
+    pub fn confidence(&self, target_us: f64) -> Option<f64> {
+        (self.smoothed_us > 0).then(|| target_us / self.smoothed_us as f64)
+    }
+
+    /// Chinese: the mean keys its composition took per 字.
+    pub fn keys_per_unit(&self) -> Option<f64> {
+        (self.samples > 0).then(|| self.keys_centi as f64 / 100.0 / f64::from(self.samples))
+    }
+
+    /// Folds one game's measurements in.
+    fn add(&mut self, game: &GameUnit, language: Language) {
+        self.misses = self.misses.saturating_add(game.misses);
+        if game.samples == 0 {
+            return;
+        }
+        self.samples = self.samples.saturating_add(game.samples);
+        self.keys_centi = self.keys_centi.saturating_add(game.keys_centi);
+        let mean_us = game.total_us as f64 / f64::from(game.samples);
+        self.smoothed_us = if self.smoothed_us == 0 {
+            mean_us.round() as u64
+        } else {
+            (EMA_ALPHA * mean_us + (1.0 - EMA_ALPHA) * self.smoothed_us as f64).round() as u64
+        }
+        .max(1);
+        let speed = speed_centi(mean_us, language);
+        self.last_speed = speed;
+        self.best_speed = self.best_speed.max(speed);
+        if self.recent.len() == RECENT_GAMES {
+            self.recent.remove(0);
+        }
+        self.recent.push(speed);
+    }
+}
+
+/// A time per unit as a speed × 100: WPM for English, 字/分 for Chinese.
+fn speed_centi(mean_us: f64, language: Language) -> u32 {
+    let units_per_char = match language {
+        Language::English => f64::from(CHARS_PER_WORD),
+        Language::Chinese => 1.0,
+    };
+    (6e9 / (mean_us.max(1.0) * units_per_char))
+        .round()
+        .min(f64::from(u32::MAX)) as u32
+}
+
+/// The player's practice store: every letter's and 字's record, and what is unlocked.
+/// Kept by the page; [`UnitStats::rebuild`] recomputes it from the stored games.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct UnitStats {
+    /// Per lowercase letter.
+    pub english: BTreeMap<char, UnitRecord>,
+    /// Per 字.
+    pub chinese: BTreeMap<char, UnitRecord>,
+    /// How many letters of the course's order are unlocked (docs/practice.md).
+    pub letters_unlocked: usize,
+    /// How many pools of common 字 are unlocked.
+    pub pools_unlocked: usize,
+    /// Games folded in.
+    pub games: u32,
+}
+
+impl Default for UnitStats {
+    fn default() -> Self {
+        UnitStats {
+            english: BTreeMap::new(),
+            chinese: BTreeMap::new(),
+            letters_unlocked: crate::practice::english::STARTING_LETTERS,
+            pools_unlocked: 1,
+            games: 0,
+        }
+    }
+}
+
+/// One stored game, as [`UnitStats::rebuild`] reads it.
+#[derive(Debug, Clone, Copy)]
+pub struct StoredGame<'a> {
+    pub mode: Mode,
+    pub prompt: &'a Prompt,
+    pub log: &'a InputLog,
+    /// The target set when the game was played.
+    pub target: Target,
+}
+
+impl UnitStats {
+    /// Folds one finished game in, then unlocks what the course's rules now allow
+    /// (never locking anything again).
+    pub fn add_game(
+        &mut self,
+        course: &Course,
+        mode: Mode,
+        prompt: &Prompt,
+        log: &InputLog,
+        target: Target,
+    ) {
+        let language = mode.language();
+        let records = match language {
+            Language::English => &mut self.english,
+            Language::Chinese => &mut self.chinese,
+        };
+        for (unit, game) in measure(mode, prompt, log) {
+            records.entry(unit).or_default().add(&game, language);
+        }
+        self.games = self.games.saturating_add(1);
+        match language {
+            Language::English => course.english.unlock(self, target),
+            Language::Chinese => course.chinese.unlock(self, target),
+        }
+    }
+
+    /// The store the stored games give, folded in the order given.
+    pub fn rebuild<'a>(
+        course: &Course,
+        games: impl IntoIterator<Item = StoredGame<'a>>,
+    ) -> UnitStats {
+        let mut stats = UnitStats::default();
+        for game in games {
+            stats.add_game(course, game.mode, game.prompt, game.log, game.target);
+        }
+        stats
+    }
+
+    /// The confidence of an English letter (`None` before its first sample).
+    pub fn letter_confidence(&self, letter: char, target: Target) -> Option<f64> {
+        self.english
+            .get(&letter)
+            .and_then(|r| r.confidence(target.unit_us(Language::English)))
+    }
+
+    /// The confidence of a 字 (`None` before its first sample).
+    pub fn zi_confidence(&self, zi: char, target: Target) -> Option<f64> {
+        self.chinese
+            .get(&zi)
+            .and_then(|r| r.confidence(target.unit_us(Language::Chinese)))
+    }
+}
+
+/// One unit's measurements in one game.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+struct GameUnit {
+    total_us: u64,
+    samples: u32,
+    misses: u32,
+    keys_centi: u64,
+}
+
+/// Whether `c` is a unit of `language`: a letter (counted in lowercase), or a 汉字.
+fn unit_of(c: char, language: Language) -> Option<char> {
+    match language {
+        Language::English => c.is_ascii_alphabetic().then(|| c.to_ascii_lowercase()),
+        Language::Chinese => is_hanzi(c).then_some(c),
+    }
+}
+
+/// CJK Unified Ideographs and Extension A.
+pub(crate) fn is_hanzi(c: char) -> bool {
+    ('\u{4E00}'..='\u{9FFF}').contains(&c) || ('\u{3400}'..='\u{4DBF}').contains(&c)
+}
+
+/// The units one edit placed, judged when placed, waiting to be timed.
+struct Placed {
+    /// Each unit placed and whether it was right; characters that are not units count
+    /// in the share of time but are not recorded.
+    marks: Vec<Option<(char, bool)>>,
+    started_at: u64,
+    placed_at: u64,
+    keys: u32,
+}
+
+impl Placed {
+    /// Judges the characters `session` placed from `caret` on.
+    fn judge(session: &Session, caret: usize, language: Language) -> Vec<Option<(char, bool)>> {
+        (caret..session.caret())
+            .map(|index| {
+                let unit = unit_of(session.target()[index], language)?;
+                Some((unit, session.char_state(index) == CharState::Correct))
+            })
+            .collect()
+    }
+
+    /// Records each unit: a miss if wrong, else `sample` (µs and hundredths of keys)
+    /// when there is one.
+    fn record(&self, sample: Option<(u64, u64)>, units: &mut BTreeMap<char, GameUnit>) {
+        for (unit, correct) in self.marks.iter().flatten() {
+            let game = units.entry(*unit).or_default();
+            if !correct {
+                game.misses += 1;
+            } else if let Some((us, keys_centi)) = sample {
+                game.total_us += us;
+                game.samples += 1;
+                game.keys_centi += keys_centi;
+            }
+        }
+    }
+}
+
+/// Replays `log` and measures every unit it typed. A log that cannot be read is used
+/// up to its first error (the server refuses such logs; the page never writes one).
+fn measure(mode: Mode, prompt: &Prompt, log: &InputLog) -> BTreeMap<char, GameUnit> {
+    let mut session = Session::new(mode, prompt);
+    let language = mode.language();
+    let mut units: BTreeMap<char, GameUnit> = BTreeMap::new();
+    // English: the previous edit's time. Chinese: the first key of the group of 字 being
+    // typed, and the last group placed, timed once the next group starts.
+    let mut previous_at: Option<u64> = None;
+    let mut group_start: Option<u64> = None;
+    let mut last_group: Option<Placed> = None;
+    for entry in log.entries() {
+        let Ok(entry) = entry else { break };
+        if session.is_finished() {
+            break;
+        }
+        let caret = session.caret();
+        session.apply_logged(entry.at, entry.edit);
+        let placed = session.caret().saturating_sub(caret);
+        match language {
+            Language::English => {
+                if placed > 0 {
+                    let share_us = previous_at.map(|p| (entry.at - p) * 1_000 / placed as u64);
+                    let group = Placed {
+                        marks: Placed::judge(&session, caret, language),
+                        started_at: previous_at.unwrap_or(entry.at),
+                        placed_at: entry.at,
+                        keys: 0,
+                    };
+                    let sample = share_us.filter(|us| in_sample_range(*us)).map(|us| (us, 0));
+                    group.record(sample, &mut units);
+                }
+                previous_at = Some(entry.at);
+            }
+            Language::Chinese => {
+                let starts_group = matches!(
+                    entry.edit,
+                    LoggedEdit::CompositionStart | LoggedEdit::Commit(_)
+                );
+                if starts_group && group_start.is_none() {
+                    group_start = Some(entry.at);
+                    if let Some(group) = last_group.take() {
+                        time_group(&group, entry.at, &mut units);
+                    }
+                }
+                if placed > 0 {
+                    let keys = match entry.edit {
+                        LoggedEdit::CompositionEnd { keys, .. } => keys,
+                        _ => placed as u32,
+                    };
+                    last_group = Some(Placed {
+                        marks: Placed::judge(&session, caret, language),
+                        started_at: group_start.take().unwrap_or(entry.at),
+                        placed_at: entry.at,
+                        keys,
+                    });
+                }
+            }
+        }
+    }
+    if let Some(group) = last_group {
+        // The last group has no next one: it is timed to its commit.
+        time_group(&group, group.placed_at, &mut units);
+    }
+    units
+}
+
+fn in_sample_range(us: u64) -> bool {
+    (MIN_SAMPLE_MS * 1_000..=MAX_SAMPLE_MS * 1_000).contains(&us)
+}
+
+/// Times a group of 字 whose next group started at `next_start`, sharing the time and
+/// the keys equally among the characters it placed.
+fn time_group(group: &Placed, next_start: u64, units: &mut BTreeMap<char, GameUnit>) {
+    let count = group.marks.len() as u64;
+    let share_us = next_start.saturating_sub(group.started_at) * 1_000 / count;
+    let keys_centi = u64::from(group.keys) * 100 / count;
+    group.record(
+        in_sample_range(share_us).then_some((share_us, keys_centi)),
+        units,
+    );
+}
