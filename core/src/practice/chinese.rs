@@ -85,10 +85,9 @@ impl ZhLists {
         }
         // A lesson needs a 词 before any pool beyond the first is unlocked.
         let first_pool: HashSet<char> = chars.iter().take(POOL_SIZE).copied().collect();
-        if !words
-            .iter()
-            .any(|w| w.chars().count() <= FOCUS_WORD_CHARS && w.chars().all(|zi| first_pool.contains(&zi)))
-        {
+        if !words.iter().any(|w| {
+            w.chars().count() <= FOCUS_WORD_CHARS && w.chars().all(|zi| first_pool.contains(&zi))
+        }) {
             return Err(ZhListError::NoFirstPoolWord);
         }
         Ok(ZhLists { chars, words })
@@ -136,7 +135,10 @@ impl fmt::Display for ZhListError {
             }
             ZhListError::BlankWord { line } => write!(f, "line {line} of the 词 list is blank"),
             ZhListError::UnlistedZi { line, zi } => {
-                write!(f, "line {line} of the 词 list uses {zi}, not in the 字 list")
+                write!(
+                    f,
+                    "line {line} of the 词 list uses {zi}, not in the 字 list"
+                )
             }
             ZhListError::RepeatedWord { line, word } => {
                 write!(f, "line {line} of the 词 list repeats {word}")

@@ -260,6 +260,8 @@ impl Course {
                 pick -= weight(symbol);
             }
         }
-        unreachable!("every allowed letter occurs in the list, so single letters always have weight")
+        unreachable!(
+            "every allowed letter occurs in the list, so single letters always have weight"
+        )
     }
 }

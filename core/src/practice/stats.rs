@@ -369,3 +369,329 @@ fn time_group(group: &Placed, next_start: u64, units: &mut BTreeMap<char, GameUn
         units,
     );
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::game::corpora::Corpora;
+    use crate::game::input_log::Recorder;
+    use crate::game::prompt_id::Seed;
+    use crate::verify::simulate::{Typist, play};
+    use proptest::prelude::*;
+
+    fn course() -> &'static Course {
+        Course::shipped()
+    }
+
+    /// A log of `edits` at the given ms.
+    fn log(edits: &[(u64, LoggedEdit<'_>)]) -> InputLog {
+        let mut recorder = Recorder::default();
+        for (at, edit) in edits {
+            recorder.record(*at, *edit);
+        }
+        recorder.log()
+    }
+
+    /// An English log typing each `(text, at)`; "\u{8}" is Backspace.
+    fn typed(keys: &[(&str, u64)]) -> InputLog {
+        let edits: Vec<_> = keys
+            .iter()
+            .map(|(text, at)| match *text {
+                "\u{8}" => (*at, LoggedEdit::Backspace),
+                text => (*at, LoggedEdit::Commit(text)),
+            })
+            .collect();
+        log(&edits)
+    }
+
+    fn prompt(text: &str) -> Prompt {
+        Prompt::new(text).unwrap()
+    }
+
+    fn add(stats: &mut UnitStats, mode: Mode, text: &str, log: &InputLog) {
+        stats.add_game(course(), mode, &prompt(text), log, Target::default());
+    }
+
+    #[test]
+    fn english_letters_are_timed_from_the_previous_key() {
+        let mut stats = UnitStats::default();
+        let game = typed(&[
+            ("T", 1_000),     // no previous key: no sample
+            ("h", 1_200),     // 200 ms
+            ("e", 1_205),     // 5 ms: two keys at once, dropped
+            (" ", 1_400),     // not a letter
+            ("x", 1_600),     // a miss for `c`
+            ("\u{8}", 1_700), // Backspace
+            ("c", 1_900),     // 200 ms after the Backspace
+            ("a", 14_000),    // 12.1 s: a pause, dropped
+            ("t", 14_300),    // 300 ms
+        ]);
+        add(&mut stats, Mode::Quote, "The cat", &game);
+        let t = &stats.english[&'t'];
+        assert_eq!((t.samples, t.smoothed_us, t.misses), (1, 300_000, 0));
+        // 300 ms a letter is 60 000 / (300 × 5) = 40 WPM.
+        assert_eq!(
+            (t.last_speed, t.best_speed, t.recent.clone()),
+            (4_000, 4_000, vec![4_000])
+        );
+        assert_eq!(stats.english[&'h'].smoothed_us, 200_000);
+        let c = &stats.english[&'c'];
+        assert_eq!((c.samples, c.smoothed_us, c.misses), (1, 200_000, 1));
+        for dropped in ['e', 'a'] {
+            assert_eq!(stats.english[&dropped].samples, 0, "{dropped}");
+            assert_eq!(stats.english[&dropped].confidence(1.0), None);
+        }
+        assert!(!stats.english.contains_key(&'x') && !stats.english.contains_key(&' '));
+        assert_eq!(stats.games, 1);
+    }
+
+    #[test]
+    fn text_committed_at_once_shares_its_time() {
+        let mut stats = UnitStats::default();
+        add(
+            &mut stats,
+            Mode::Words,
+            "ab cd",
+            &typed(&[("a", 0), ("b c", 600), ("d", 800)]),
+        );
+        assert_eq!(stats.english[&'b'].smoothed_us, 200_000);
+        assert_eq!(stats.english[&'c'].smoothed_us, 200_000);
+        assert_eq!(stats.english[&'d'].smoothed_us, 200_000);
+    }
+
+    #[test]
+    fn games_are_smoothed_and_confidence_falls_as_time_grows() {
+        let mut stats = UnitStats::default();
+        let target = Target::default();
+        let mut confidences = Vec::new();
+        let mut speeds = Vec::new();
+        for game in 0..12u64 {
+            let gap = 150 + 30 * game;
+            add(
+                &mut stats,
+                Mode::Words,
+                "ah",
+                &typed(&[("a", 0), ("h", gap)]),
+            );
+            confidences.push(stats.letter_confidence('h', target).unwrap());
+            speeds.push((6e9 / (gap as f64 * 1_000.0 * 5.0)).round() as u32);
+        }
+        assert!(
+            confidences.windows(2).all(|w| w[1] < w[0]),
+            "{confidences:?}"
+        );
+        let h = &stats.english[&'h'];
+        // The second game: 0.3 × 180 ms + 0.7 × 150 ms.
+        let mut second = UnitStats::default();
+        for gap in [150, 180] {
+            add(
+                &mut second,
+                Mode::Words,
+                "ah",
+                &typed(&[("a", 0), ("h", gap)]),
+            );
+        }
+        assert_eq!(second.english[&'h'].smoothed_us, 159_000);
+        assert_eq!(h.recent, speeds[2..]);
+        assert_eq!(h.best_speed, speeds[0]);
+        assert_eq!(h.last_speed, speeds[11]);
+        assert_eq!(h.samples, 12);
+        // At the target time exactly, confidence is 1.
+        let at_target = UnitRecord {
+            smoothed_us: target.unit_us(Language::English).round() as u64,
+            ..UnitRecord::default()
+        };
+        assert!(
+            (at_target
+                .confidence(target.unit_us(Language::English))
+                .unwrap()
+                - 1.0)
+                .abs()
+                < 1e-6
+        );
+    }
+
+    /// 键道 and other 顶功 methods: the first key of the next code commits the previous
+    /// word, so one composition ends and the next starts at the same moment.
+    #[test]
+    fn dinggong_compositions_time_each_zi_start_to_start() {
+        use LoggedEdit::{CompositionEnd as End, CompositionStart as Start};
+        let game = log(&[
+            (0, Start),
+            (
+                900,
+                End {
+                    text: "我们",
+                    keys: 4,
+                },
+            ),
+            (900, Start),
+            (
+                1_500,
+                End {
+                    text: "今天",
+                    keys: 4,
+                },
+            ),
+            (1_500, Start),
+            (
+                2_400,
+                End {
+                    text: "学系",
+                    keys: 4,
+                },
+            ), // 系 is wrong: a miss for 习
+            (2_400, Start),
+            (
+                3_000,
+                End {
+                    text: "中文",
+                    keys: 5,
+                },
+            ), // the last, committed by a space
+        ]);
+        let mut stats = UnitStats::default();
+        add(&mut stats, Mode::Zh, "我们今天学习中文", &game);
+        let expect = |zi: char, us: u64, keys_centi: u64, misses: u32| {
+            let record = &stats.chinese[&zi];
+            assert_eq!(
+                (record.smoothed_us, record.keys_centi, record.misses),
+                (us, keys_centi, misses),
+                "{zi}"
+            );
+        };
+        expect('我', 450_000, 200, 0);
+        expect('们', 450_000, 200, 0);
+        expect('今', 300_000, 200, 0);
+        expect('天', 300_000, 200, 0);
+        expect('学', 450_000, 200, 0);
+        expect('中', 300_000, 250, 0);
+        expect('文', 300_000, 250, 0);
+        let xi = &stats.chinese[&'习'];
+        assert_eq!((xi.samples, xi.misses), (0, 1));
+        assert!(!stats.chinese.contains_key(&'系'));
+        // 450 ms a 字 is 133.33 字/分; 2.5 keys a 字.
+        assert_eq!(stats.chinese[&'我'].last_speed, 13_333);
+        assert_eq!(stats.chinese[&'中'].keys_per_unit(), Some(2.5));
+    }
+
+    #[test]
+    fn a_retried_or_corrected_zi_is_timed_from_its_first_try() {
+        use LoggedEdit::{Backspace, Commit, CompositionEnd as End, CompositionStart as Start};
+        let game = log(&[
+            (0, Start),
+            (500, End { text: "", keys: 3 }), // cancelled
+            (800, Start),
+            (
+                1_400,
+                End {
+                    text: "我们",
+                    keys: 4,
+                },
+            ),
+            (2_000, Start),
+            (
+                2_600,
+                End {
+                    text: "他",
+                    keys: 2,
+                },
+            ), // wrong: 好 expected
+            (3_000, Backspace),
+            (3_200, Start),
+            (
+                3_800,
+                End {
+                    text: "好",
+                    keys: 2,
+                },
+            ),
+            (4_100, Commit("。")),
+        ]);
+        let mut stats = UnitStats::default();
+        add(&mut stats, Mode::Zh, "我们好。", &game);
+        assert_eq!(stats.chinese[&'我'].smoothed_us, 1_000_000);
+        let hao = &stats.chinese[&'好'];
+        // One miss, then timed from its second composition to the 。's key.
+        assert_eq!((hao.misses, hao.samples, hao.smoothed_us), (1, 1, 900_000));
+        assert_eq!(stats.chinese.len(), 3);
+    }
+
+    #[test]
+    fn the_store_survives_json() {
+        let mut stats = UnitStats::default();
+        add(
+            &mut stats,
+            Mode::Words,
+            "the",
+            &typed(&[("t", 0), ("h", 173), ("e", 291)]),
+        );
+        add(
+            &mut stats,
+            Mode::Zh,
+            "学习",
+            &log(&[
+                (0, LoggedEdit::CompositionStart),
+                (
+                    777,
+                    LoggedEdit::CompositionEnd {
+                        text: "学习",
+                        keys: 5,
+                    },
+                ),
+            ]),
+        );
+        let json = serde_json::to_string(&stats).unwrap();
+        assert!(json.contains("\"学\":{"), "{json}");
+        assert_eq!(serde_json::from_str::<UnitStats>(&json).unwrap(), stats);
+    }
+
+    fn game_strategy() -> impl Strategy<Value = (Mode, u64, f64, u32, u32)> {
+        (
+            prop_oneof![Just(Mode::Words), Just(Mode::Quote), Just(Mode::Zh)],
+            1..Seed::MAX,
+            // 50 ms (240 WPM) to 500 ms (24 WPM) between keys.
+            50.0..500.0f64,
+            prop_oneof![Just(0u32), 5..40u32],
+            20..80u32,
+        )
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(24))]
+
+        #[test]
+        fn folding_stored_games_one_by_one_equals_rebuilding(games in proptest::collection::vec(game_strategy(), 1..8)) {
+            let corpora = Corpora::shipped();
+            let played: Vec<_> = games
+                .iter()
+                .map(|&(mode, seed, interval, mistakes, wpm)| {
+                    let typist = Typist {
+                        mean_interval_ms: interval,
+                        mistake_every: mistakes,
+                        seed,
+                        ..Typist::steady_human(100)
+                    };
+                    let target = Target { wpm, zi_per_minute: wpm };
+                    let game = play(corpora, mode, Seed::new(seed).unwrap(), &typist);
+                    let prompt = corpora.prompt(mode, &game.prompt).unwrap();
+                    (mode, prompt, game.session.input_log(), target)
+                })
+                .collect();
+            // The page keeps the store as JSON between games.
+            let mut kept = serde_json::to_string(&UnitStats::default()).unwrap();
+            for (mode, prompt, log, target) in &played {
+                let mut stats: UnitStats = serde_json::from_str(&kept).unwrap();
+                stats.add_game(course(), *mode, prompt, log, *target);
+                kept = serde_json::to_string(&stats).unwrap();
+            }
+            let rebuilt = UnitStats::rebuild(
+                course(),
+                played.iter().map(|(mode, prompt, log, target)| StoredGame { mode: *mode, prompt, log, target: *target }),
+            );
+            prop_assert_eq!(serde_json::from_str::<UnitStats>(&kept).unwrap(), rebuilt.clone());
+            prop_assert_eq!(rebuilt.games as usize, played.len());
+            prop_assert!(!rebuilt.english.is_empty() || !rebuilt.chinese.is_empty());
+        }
+    }
+}
