@@ -150,11 +150,25 @@ impl Course {
             .map(Vec::as_slice)
             .collect();
         let use_real = real.len() >= ENOUGH_REAL_WORDS;
+        // Each real word's weight, summed up to it: one draw is a binary search.
+        let cumulative: Vec<u64> = real
+            .iter()
+            .scan(0, |sum, w| {
+                *sum += if w.contains(&focus_index) {
+                    FOCUS_WEIGHT
+                } else {
+                    1
+                };
+                Some(*sum)
+            })
+            .collect();
         let mut rng = SplitMix64::new(seed);
         let mut words: Vec<String> = Vec::with_capacity(LESSON_WORDS);
         while words.len() < LESSON_WORDS {
             let word = if use_real && rng.below(2) == 0 {
-                self.real_word(&real, focus_index, &mut rng)
+                let pick = rng.below(*cumulative.last().expect("enough real words") as usize);
+                let index = cumulative.partition_point(|&sum| sum <= pick as u64);
+                real[index].iter().map(|&l| letter(l)).collect()
             } else {
                 self.pseudo_word_with_focus(&allowed, focus_index, &mut rng)
             };
@@ -167,19 +181,6 @@ impl Course {
             focus,
             letters,
         }
-    }
-
-    fn real_word(&self, real: &[&[usize]], focus: usize, rng: &mut SplitMix64) -> String {
-        let weight = |w: &[usize]| if w.contains(&focus) { FOCUS_WEIGHT } else { 1 };
-        let total: u64 = real.iter().map(|w| weight(w)).sum();
-        let mut pick = rng.below(total as usize) as u64;
-        for word in real {
-            if pick < weight(word) {
-                return word.iter().map(|&l| letter(l)).collect();
-            }
-            pick -= weight(word);
-        }
-        unreachable!("the pick is below the total weight")
     }
 
     fn pseudo_word_with_focus(
@@ -263,5 +264,177 @@ impl Course {
         unreachable!(
             "every allowed letter occurs in the list, so single letters always have weight"
         )
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::game::mode::{Language, Mode};
+    use crate::practice::stats::UnitRecord;
+    use crate::verify::simulate::{Typist, play_prompt};
+
+    fn course() -> &'static Course {
+        &crate::practice::Course::shipped().english
+    }
+
+    /// A record of a letter typed in `ms` on average.
+    fn timed(ms: u64) -> UnitRecord {
+        UnitRecord {
+            smoothed_us: ms * 1_000,
+            samples: 1,
+            ..UnitRecord::default()
+        }
+    }
+
+    /// Stats with the first `unlocked` letters timed at `ms` each.
+    fn progress(unlocked: usize, ms: u64) -> UnitStats {
+        let mut stats = UnitStats {
+            letters_unlocked: unlocked,
+            ..UnitStats::default()
+        };
+        for &l in &course().order()[..unlocked] {
+            stats.english.insert(l, timed(ms));
+        }
+        stats
+    }
+
+    #[test]
+    fn letters_unlock_in_the_frequency_order_of_the_shipped_list() {
+        assert_eq!(
+            course().order().iter().collect::<String>(),
+            "eratoinslcpduhmgfbywvkxjzq"
+        );
+        let stats = UnitStats::default();
+        assert_eq!(course().unlocked(&stats), ['e', 'r', 'a', 't', 'o', 'i']);
+    }
+
+    #[test]
+    fn a_fixed_seed_and_progress_give_the_golden_lesson() {
+        let mut stats = progress(8, 250);
+        stats.english.insert('t', timed(600));
+        let lesson = course().lesson(&stats, Target::default(), 42);
+        assert_eq!(lesson.focus, 't');
+        assert_eq!(lesson.letters, ['e', 'r', 'a', 't', 'o', 'i', 'n', 's']);
+        assert_eq!(
+            lesson.prompt.as_str(),
+            "noster teete astaist trit as stone roast nation teart insist noise tear stait \
+             noon ter ent start note its ton ate stairs store tainiter too onion test tree \
+             tientane tote"
+        );
+        assert_eq!(course().lesson(&stats, Target::default(), 42), lesson);
+        assert_ne!(
+            course().lesson(&stats, Target::default(), 43).prompt,
+            lesson.prompt
+        );
+    }
+
+    #[test]
+    fn lessons_use_unlocked_letters_only_and_stress_the_focus() {
+        for unlocked in [STARTING_LETTERS, 7, 10, 16, 26] {
+            let mut stats = progress(unlocked, 200);
+            let slow = course().order()[unlocked / 2];
+            stats.english.insert(slow, timed(500));
+            assert_eq!(course().focus(&stats, Target::default()), slow);
+            let mut with_focus = 0;
+            let mut words = 0;
+            for seed in 0..50 {
+                let lesson = course().lesson(&stats, Target::default(), seed);
+                assert_eq!(lesson.focus, slow);
+                for word in lesson.prompt.as_str().split(' ') {
+                    assert!(
+                        word.chars().all(|c| lesson.letters.contains(&c)),
+                        "{unlocked}: {word}"
+                    );
+                    words += 1;
+                    with_focus += usize::from(word.contains(slow));
+                }
+                assert_eq!(lesson.prompt.as_str().split(' ').count(), LESSON_WORDS);
+            }
+            // Most words carry the focus letter, whatever its own frequency.
+            assert!(
+                with_focus * 2 > words,
+                "{unlocked} letters, focus {slow}: {with_focus}/{words}"
+            );
+        }
+    }
+
+    #[test]
+    fn the_focus_is_the_weakest_letter_and_one_never_timed_comes_first() {
+        let mut stats = progress(7, 200);
+        let order = course().order();
+        stats.english.insert(order[2], timed(300));
+        stats.english.insert(order[5], timed(400));
+        assert_eq!(course().focus(&stats, Target::default()), order[5]);
+        stats.english.remove(&order[4]);
+        assert_eq!(course().focus(&stats, Target::default()), order[4]);
+        // All equal: the most frequent.
+        assert_eq!(
+            course().focus(&progress(7, 200), Target::default()),
+            order[0]
+        );
+    }
+
+    #[test]
+    fn few_real_words_give_pseudo_words_of_the_model() {
+        let words = WordList::parse("abc\nbca\ncab\nacb\nBad").unwrap();
+        let tiny = Course::new(&words);
+        assert_eq!(tiny.order(), ['a', 'b', 'c']);
+        let lesson = tiny.lesson(&UnitStats::default(), Target::default(), 7);
+        let real = ["abc", "bca", "cab", "acb"];
+        for word in lesson.prompt.as_str().split(' ') {
+            assert!(PSEUDO_WORD_LETTERS.contains(&word.len()), "{word}");
+            assert!(word.chars().all(|c| "abc".contains(c)), "{word}");
+        }
+        // Pseudo-words, not only the four real ones: the model strings them on.
+        assert!(
+            lesson
+                .prompt
+                .as_str()
+                .split(' ')
+                .any(|w| !real.contains(&w))
+        );
+    }
+
+    /// Plays each lesson through a session the way the page does, and folds it in.
+    fn practise(stats: &mut UnitStats, key_ms: f64, seed: u64) {
+        let lesson = course().lesson(stats, Target::default(), seed);
+        let session = play_prompt(Mode::Words, &lesson.prompt, &Typist::metronome(key_ms));
+        stats.add_game(
+            crate::practice::Course::shipped(),
+            Mode::Words,
+            &lesson.prompt,
+            &session.input_log(),
+            Target::default(),
+        );
+    }
+
+    #[test]
+    fn letters_unlock_one_by_one_at_the_target_and_never_lock_again() {
+        let mut stats = UnitStats::default();
+        let target_ms = Target::default().unit_us(Language::English) / 1_000.0;
+        // 100 ms a key is 120 WPM: every letter typed reaches the target in one game.
+        for game in 0..5u64 {
+            practise(&mut stats, 100.0, game);
+            assert_eq!(stats.letters_unlocked, STARTING_LETTERS + 1 + game as usize);
+        }
+        let unlocked = course().unlocked(&stats).to_vec();
+        // Much slower games drag every letter below the target, and unlock nothing more.
+        for game in 0..6 {
+            practise(&mut stats, target_ms * 4.0, 100 + game);
+            assert_eq!(course().unlocked(&stats), unlocked);
+        }
+        assert!(
+            unlocked
+                .iter()
+                .all(|&l| stats.letter_confidence(l, Target::default()).unwrap() < 1.0)
+        );
+        // And a lower target unlocks again from there.
+        let easy = Target {
+            wpm: 5,
+            ..Target::default()
+        };
+        course().unlock(&mut stats, easy);
+        assert_eq!(stats.letters_unlocked, unlocked.len() + 1);
     }
 }
