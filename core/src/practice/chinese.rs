@@ -548,14 +548,14 @@ mod tests {
                 .collect::<String>(),
             500,
         );
-        stats.add_game(shipped, Mode::Zh, &prompt, &log, target);
+        shipped.add_game(&mut stats, Mode::Zh, &prompt, &log, target);
         assert_eq!(stats.pools_unlocked, 2);
         assert_eq!(course().unlocked(&stats).len(), 2 * POOL_SIZE);
         // Slow games drag the first pool's 字 below the target; nothing locks.
         let first: String = course().chars[..60].iter().collect();
         for _ in 0..3 {
             let (prompt, log) = game(&first, 6_000);
-            stats.add_game(shipped, Mode::Zh, &prompt, &log, target);
+            shipped.add_game(&mut stats, Mode::Zh, &prompt, &log, target);
         }
         assert!(stats.zi_confidence('一', target).unwrap() < 1.0);
         assert_eq!(stats.pools_unlocked, 2);

@@ -1,7 +1,7 @@
 //! English lessons that adapt (docs/practice.md, "English lessons").
 //!
 //! Letters are unlocked in the order of their frequency in the word list, starting
-//! with the [`STARTING_LETTERS`] most frequent; the next one unlocks once every
+//! with the [`STARTING_LETTERS`](crate::practice::stats::STARTING_LETTERS) most frequent; the next one unlocks once every
 //! unlocked letter has reached the target speed (confidence ≥ 1), and an unlocked
 //! letter stays unlocked. The focus is the weakest unlocked letter (one never timed
 //! counts as the weakest). A lesson is [`LESSON_WORDS`] words of unlocked letters only:
@@ -14,8 +14,6 @@ use crate::game::rng::SplitMix64;
 use crate::game::texts::WordList;
 use crate::practice::stats::{Target, UnitStats};
 
-/// Letters unlocked before any game.
-pub const STARTING_LETTERS: usize = 6;
 /// Words in a lesson.
 pub const LESSON_WORDS: usize = 30;
 /// Real words of unlocked letters needed before lessons use real words.
@@ -271,7 +269,7 @@ impl Course {
 mod tests {
     use super::*;
     use crate::game::mode::{Language, Mode};
-    use crate::practice::stats::UnitRecord;
+    use crate::practice::stats::{STARTING_LETTERS, UnitRecord};
     use crate::verify::simulate::{Typist, play_prompt};
 
     fn course() -> &'static Course {
@@ -400,8 +398,8 @@ mod tests {
     fn practise(stats: &mut UnitStats, key_ms: f64, seed: u64) {
         let lesson = course().lesson(stats, Target::default(), seed);
         let session = play_prompt(Mode::Words, &lesson.prompt, &Typist::metronome(key_ms));
-        stats.add_game(
-            crate::practice::Course::shipped(),
+        crate::practice::Course::shipped().add_game(
+            stats,
             Mode::Words,
             &lesson.prompt,
             &session.input_log(),
