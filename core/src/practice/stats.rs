@@ -218,41 +218,43 @@ pub(crate) fn is_hanzi(c: char) -> bool {
     ('\u{4E00}'..='\u{9FFF}').contains(&c) || ('\u{3400}'..='\u{4DBF}').contains(&c)
 }
 
-/// The units one edit placed, judged when placed, waiting to be timed.
-struct Placed {
-    /// Each unit placed and whether it was right; characters that are not units count
-    /// in the share of time but are not recorded.
-    marks: Vec<Option<(char, bool)>>,
-    started_at: u64,
-    placed_at: u64,
-    keys: u32,
+/// Each character one edit placed: the unit it was expected to be (`None` if the
+/// prompt has no unit there) and whether it was right. Judged when placed, since a
+/// later deletion must not undo a miss.
+type Marks = Vec<Option<(char, bool)>>;
+
+/// Judges the characters `session` placed from `caret` on.
+fn judge(session: &Session, caret: usize, language: Language) -> Marks {
+    (caret..session.caret())
+        .map(|index| {
+            let unit = unit_of(session.target()[index], language)?;
+            Some((unit, session.char_state(index) == CharState::Correct))
+        })
+        .collect()
 }
 
-impl Placed {
-    /// Judges the characters `session` placed from `caret` on.
-    fn judge(session: &Session, caret: usize, language: Language) -> Vec<Option<(char, bool)>> {
-        (caret..session.caret())
-            .map(|index| {
-                let unit = unit_of(session.target()[index], language)?;
-                Some((unit, session.char_state(index) == CharState::Correct))
-            })
-            .collect()
-    }
-
-    /// Records each unit: a miss if wrong, else `sample` (µs and hundredths of keys)
-    /// when there is one.
-    fn record(&self, sample: Option<(u64, u64)>, units: &mut BTreeMap<char, GameUnit>) {
-        for (unit, correct) in self.marks.iter().flatten() {
-            let game = units.entry(*unit).or_default();
-            if !correct {
-                game.misses += 1;
-            } else if let Some((us, keys_centi)) = sample {
-                game.total_us += us;
-                game.samples += 1;
-                game.keys_centi += keys_centi;
-            }
+/// Records each unit marked: a miss if wrong, else `sample` (µs and hundredths of a
+/// key) when there is one.
+fn record(marks: &Marks, sample: Option<(u64, u64)>, units: &mut BTreeMap<char, GameUnit>) {
+    for (unit, correct) in marks.iter().flatten() {
+        let game = units.entry(*unit).or_default();
+        if !correct {
+            game.misses += 1;
+        } else if let Some((us, keys_centi)) = sample {
+            game.total_us += us;
+            game.samples += 1;
+            game.keys_centi += keys_centi;
         }
     }
+}
+
+/// A group of 字 committed together, waiting for the next group to start to be timed.
+struct Group {
+    marks: Marks,
+    /// The first key of its (first) composition.
+    started_at: u64,
+    committed_at: u64,
+    keys: u32,
 }
 
 /// Replays `log` and measures every unit it typed. A log that cannot be read is used
@@ -265,7 +267,7 @@ fn measure(mode: Mode, prompt: &Prompt, log: &InputLog) -> BTreeMap<char, GameUn
     // typed, and the last group placed, timed once the next group starts.
     let mut previous_at: Option<u64> = None;
     let mut group_start: Option<u64> = None;
-    let mut last_group: Option<Placed> = None;
+    let mut last_group: Option<Group> = None;
     for entry in log.entries() {
         let Ok(entry) = entry else { break };
         if session.is_finished() {
@@ -278,14 +280,8 @@ fn measure(mode: Mode, prompt: &Prompt, log: &InputLog) -> BTreeMap<char, GameUn
             Language::English => {
                 if placed > 0 {
                     let share_us = previous_at.map(|p| (entry.at - p) * 1_000 / placed as u64);
-                    let group = Placed {
-                        marks: Placed::judge(&session, caret, language),
-                        started_at: previous_at.unwrap_or(entry.at),
-                        placed_at: entry.at,
-                        keys: 0,
-                    };
                     let sample = share_us.filter(|us| in_sample_range(*us)).map(|us| (us, 0));
-                    group.record(sample, &mut units);
+                    record(&judge(&session, caret, language), sample, &mut units);
                 }
                 previous_at = Some(entry.at);
             }
@@ -305,10 +301,10 @@ fn measure(mode: Mode, prompt: &Prompt, log: &InputLog) -> BTreeMap<char, GameUn
                         LoggedEdit::CompositionEnd { keys, .. } => keys,
                         _ => placed as u32,
                     };
-                    last_group = Some(Placed {
-                        marks: Placed::judge(&session, caret, language),
+                    last_group = Some(Group {
+                        marks: judge(&session, caret, language),
                         started_at: group_start.take().unwrap_or(entry.at),
-                        placed_at: entry.at,
+                        committed_at: entry.at,
                         keys,
                     });
                 }
@@ -317,7 +313,7 @@ fn measure(mode: Mode, prompt: &Prompt, log: &InputLog) -> BTreeMap<char, GameUn
     }
     if let Some(group) = last_group {
         // The last group has no next one: it is timed to its commit.
-        time_group(&group, group.placed_at, &mut units);
+        time_group(&group, group.committed_at, &mut units);
     }
     units
 }
@@ -328,14 +324,12 @@ fn in_sample_range(us: u64) -> bool {
 
 /// Times a group of 字 whose next group started at `next_start`, sharing the time and
 /// the keys equally among the characters it placed.
-fn time_group(group: &Placed, next_start: u64, units: &mut BTreeMap<char, GameUnit>) {
+fn time_group(group: &Group, next_start: u64, units: &mut BTreeMap<char, GameUnit>) {
     let count = group.marks.len() as u64;
     let share_us = next_start.saturating_sub(group.started_at) * 1_000 / count;
     let keys_centi = u64::from(group.keys) * 100 / count;
-    group.record(
-        in_sample_range(share_us).then_some((share_us, keys_centi)),
-        units,
-    );
+    let sample = in_sample_range(share_us).then_some((share_us, keys_centi));
+    record(&group.marks, sample, units);
 }
 
 #[cfg(test)]
