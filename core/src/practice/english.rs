@@ -1,7 +1,8 @@
 //! English lessons that adapt (docs/practice.md, "English lessons").
 //!
 //! Letters are unlocked in the order of their frequency in the word list, starting
-//! with the [`STARTING_LETTERS`](crate::practice::stats::STARTING_LETTERS) most frequent; the next one unlocks once every
+//! with the [`STARTING_LETTERS`](crate::practice::stats::STARTING_LETTERS) most
+//! frequent; the next one unlocks once every
 //! unlocked letter has reached the target speed (confidence ≥ 1), and an unlocked
 //! letter stays unlocked. The focus is the weakest unlocked letter (one never timed
 //! counts as the weakest). A lesson is [`LESSON_WORDS`] words of unlocked letters only:
@@ -20,7 +21,7 @@ pub const LESSON_WORDS: usize = 30;
 pub const ENOUGH_REAL_WORDS: usize = 30;
 /// How much likelier a word, or a letter in a pseudo-word, is when it is the focus.
 pub const FOCUS_WEIGHT: u64 = 3;
-/// Pseudo-words are this long at least (unless the model cannot go on) and at most.
+/// How many letters a pseudo-word has.
 const PSEUDO_WORD_LETTERS: std::ops::RangeInclusive<usize> = 3..=8;
 /// Pseudo-words drawn, at most, to find one with the focus letter.
 const FOCUS_TRIES: usize = 4;
