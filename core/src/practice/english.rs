@@ -350,7 +350,8 @@ mod tests {
                 }
                 assert_eq!(lesson.prompt.as_str().split(' ').count(), LESSON_WORDS);
             }
-            // Most words carry the focus letter, whatever its own frequency.
+            // Most words carry the focus letter, whatever its own frequency: it is
+            // FOCUS_WEIGHT times as likely.
             assert!(
                 with_focus * 2 > words,
                 "{unlocked} letters, focus {slow}: {with_focus}/{words}"
@@ -381,6 +382,7 @@ mod tests {
         assert_eq!(tiny.order(), ['a', 'b', 'c']);
         let lesson = tiny.lesson(&UnitStats::default(), Target::default(), 7);
         let real = ["abc", "bca", "cab", "acb"];
+        assert!(real.len() < ENOUGH_REAL_WORDS);
         for word in lesson.prompt.as_str().split(' ') {
             assert!(PSEUDO_WORD_LETTERS.contains(&word.len()), "{word}");
             assert!(word.chars().all(|c| "abc".contains(c)), "{word}");

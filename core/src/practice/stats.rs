@@ -396,6 +396,8 @@ mod tests {
             assert_eq!(stats.english[&dropped].confidence(1.0), None);
         }
         assert!(!stats.english.contains_key(&'x') && !stats.english.contains_key(&' '));
+        // The fixture's dropped gaps straddle the bounds.
+        const { assert!(5 < MIN_SAMPLE_MS && 12_100 > MAX_SAMPLE_MS) };
         assert_eq!(stats.games, 1);
     }
 
@@ -446,7 +448,12 @@ mod tests {
             );
         }
         assert_eq!(second.english[&'h'].smoothed_us, 159_000);
-        assert_eq!(h.recent, speeds[2..]);
+        assert_eq!(
+            second.english[&'h'].smoothed_us,
+            (EMA_ALPHA * 180_000.0 + (1.0 - EMA_ALPHA) * 150_000.0).round() as u64
+        );
+        assert_eq!(h.recent.len(), RECENT_GAMES);
+        assert_eq!(h.recent, speeds[12 - RECENT_GAMES..]);
         assert_eq!(h.best_speed, speeds[0]);
         assert_eq!(h.last_speed, speeds[11]);
         assert_eq!(h.samples, 12);
