@@ -578,6 +578,40 @@ mod tests {
         assert_eq!(stats.chinese.len(), 3);
     }
 
+    /// Games played through a session the way the page drives it, by a metronome.
+    #[test]
+    fn simulated_games_give_the_metronome_back() {
+        use crate::verify::simulate::{Typist, play_prompt};
+        let typist = Typist::metronome(100.0);
+        let text = "the quick brown fox";
+        let session = play_prompt(Mode::Words, &prompt(text), &typist);
+        let mut stats = UnitStats::default();
+        stats.record_game(Mode::Words, &prompt(text), &session.input_log());
+        for (letter, record) in &stats.english {
+            // `t` came only first, with no key before it.
+            let expected = if *letter == 't' { 0 } else { 100_000 };
+            assert_eq!(record.smoothed_us, expected, "{letter}");
+            assert_eq!(record.misses, 0, "{letter}");
+        }
+        assert_eq!(stats.english.len(), 15);
+        // 中文: two 字 a composition, six keys pressed at 100 ms: five updates, then the
+        // commit; the next composition starts 100 ms later. So 350 ms a 字 (the last
+        // composition, timed to its commit, 300 ms) and 2.5 logged keys a 字.
+        let text = "我们今天学习中文";
+        let session = play_prompt(Mode::Zh, &prompt(text), &typist);
+        stats.record_game(Mode::Zh, &prompt(text), &session.input_log());
+        for (zi, record) in &stats.chinese {
+            let expected = if "中文".contains(*zi) {
+                300_000
+            } else {
+                350_000
+            };
+            assert_eq!(record.smoothed_us, expected, "{zi}");
+            assert_eq!(record.keys_per_unit(), Some(2.5), "{zi}");
+        }
+        assert_eq!(stats.chinese.len(), 8);
+    }
+
     #[test]
     fn the_store_survives_json() {
         let mut stats = UnitStats::default();
