@@ -70,9 +70,12 @@ impl Loaded {
     /// none (a share's title). Refused only when nothing is left to type.
     pub fn parse(raw: &str, title: Option<&str>) -> Result<Loaded, TextError> {
         let pasted = parse_message(raw);
-        let title = pasted
-            .title
-            .or_else(|| title.map(str::trim).filter(|t| !t.is_empty()).map(str::to_owned));
+        let title = pasted.title.or_else(|| {
+            title
+                .map(str::trim)
+                .filter(|t| !t.is_empty())
+                .map(str::to_owned)
+        });
         Ok(Loaded {
             title,
             first_segment: pasted.segment,
@@ -117,11 +120,15 @@ mod tests {
 
     #[test]
     fn a_qq_message_loads_with_its_title_and_segment_number() {
-        let message = "《春》\r\n盼望着，盼望着，东风来了，春天的脚步近了。\r\n-----第12段-余345字-共1000字";
+        let message =
+            "《春》\r\n盼望着，盼望着，东风来了，春天的脚步近了。\r\n-----第12段-余345字-共1000字";
         let loaded = Loaded::parse(message, Some("shared title")).unwrap();
         assert_eq!(loaded.title.as_deref(), Some("《春》"));
         assert_eq!(loaded.segment_no(), Some(12));
-        assert_eq!(loaded.current().as_str(), "盼望着，盼望着，东风来了，春天的脚步近了。");
+        assert_eq!(
+            loaded.current().as_str(),
+            "盼望着，盼望着，东风来了，春天的脚步近了。"
+        );
         let source = Source::Text(loaded.clone());
         assert_eq!(source.mode(), Mode::Zh);
         assert_eq!(source.picked_mode(), None);
@@ -141,7 +148,9 @@ mod tests {
         let mut source = Source::Text(loaded);
         for place in 2..=count {
             source = source.after_finish();
-            let Source::Text(loaded) = &source else { unreachable!() };
+            let Source::Text(loaded) = &source else {
+                unreachable!()
+            };
             assert_eq!(loaded.progress(), (place, count));
             assert_eq!(loaded.segment_no(), Some(place as u32));
         }
@@ -151,7 +160,8 @@ mod tests {
 
     #[test]
     fn an_english_share_keeps_its_title_and_plays_by_the_english_rules() {
-        let loaded = Loaded::parse("  It was the best\u{200b} of times.  ", Some("Dickens")).unwrap();
+        let loaded =
+            Loaded::parse("  It was the best\u{200b} of times.  ", Some("Dickens")).unwrap();
         assert_eq!(loaded.title.as_deref(), Some("Dickens"));
         assert_eq!(loaded.current().as_str(), "It was the best of times.");
         assert_eq!(loaded.segment_no(), None);
@@ -162,6 +172,9 @@ mod tests {
 
     #[test]
     fn nothing_to_type_is_refused() {
-        assert_eq!(Loaded::parse(" \u{200b}\u{feff} ", None), Err(TextError::Empty));
+        assert_eq!(
+            Loaded::parse(" \u{200b}\u{feff} ", None),
+            Err(TextError::Empty)
+        );
     }
 }

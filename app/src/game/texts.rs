@@ -3,11 +3,11 @@
 //!
 //! Each corpus loads on its own, so a broken `quotes.json` costs the `quote` mode only.
 
+use super::source::{Source, daily_mode};
 use crate::services::texts::{LoadError, load};
 use keydo_core::game::texts::{
     self, Passage, Passages, TIME_MODE_WORD_COUNT, WORDS_MODE_WORD_COUNT, WordList,
 };
-use super::source::{Source, daily_mode};
 use keydo_core::text::daily::raced_passage;
 use keydo_core::{Mode, Prompt, PromptId, Seed};
 use leptos::prelude::*;
