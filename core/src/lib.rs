@@ -22,6 +22,9 @@
 //!   (`verify::bounds`), the replay of its input log (`verify::replay`), the review
 //!   rules (`verify::review`), and the simulated typist tests and benchmarks play with
 //!   (`verify::simulate`, feature `simulate`).
+//! * `text`: texts a player brings (跟打, docs/genda.md): the one normalisation page and
+//!   server share, QQ 发文 messages, caps and 段, the text's hash, the loaded text a
+//!   game types, and the day's race of each UTC+8 day (`text::daily`).
 //!
 //! The types nearly every caller needs are re-exported here.
 

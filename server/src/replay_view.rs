@@ -107,6 +107,8 @@ fn prompt_id(mode: Mode, stored: &str) -> Option<PromptId> {
             corpus,
             passage: rest.to_owned(),
         },
+        // Never a mode's corpus; a loaded text is not rebuilt from its hash alone.
+        Corpus::Text => return None,
     })
 }
 

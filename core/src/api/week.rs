@@ -5,10 +5,14 @@
 //! board for its current week, so client and server must agree to the millisecond.
 
 const HOUR_MS: i64 = 3_600_000;
-const DAY_MS: i64 = 24 * HOUR_MS;
+/// One day in milliseconds.
+pub const DAY_MS: i64 = 24 * HOUR_MS;
 const WEEK_MS: i64 = 7 * DAY_MS;
+/// UTC+8, the time zone of KeyDo's weeks and of the day's race (docs/genda.md): add it
+/// to a UTC instant to read the wall clock there.
+pub const UTC8_OFFSET_MS: i64 = 8 * HOUR_MS;
 /// Shift that moves a UTC instant to UTC+8 and aligns week starts on Mondays.
-const OFFSET_MS: i64 = 8 * HOUR_MS + 3 * DAY_MS;
+const OFFSET_MS: i64 = UTC8_OFFSET_MS + 3 * DAY_MS;
 
 /// The week ordinal containing `unix_ms`.
 pub fn week_of(unix_ms: i64) -> i64 {
@@ -25,7 +29,7 @@ pub fn week_start_ms(week: i64) -> i64 {
 /// The year is the one holding the week's Thursday (UTC+8), as ISO 8601 counts it.
 pub fn week_label(week: i64) -> String {
     // The Thursday of the week, as a day count in UTC+8.
-    let thursday_days = (week_start_ms(week) + 8 * HOUR_MS).div_euclid(DAY_MS) + 3;
+    let thursday_days = (week_start_ms(week) + UTC8_OFFSET_MS).div_euclid(DAY_MS) + 3;
     let (year, _, _) = civil_from_days(thursday_days);
     let jan1 = days_from_civil(year, 1, 1);
     let iso_week = (thursday_days - jan1) / 7 + 1;
@@ -33,7 +37,7 @@ pub fn week_label(week: i64) -> String {
 }
 
 /// Days since 1970-01-01 → (year, month, day); Howard Hinnant's civil calendar algorithm.
-fn civil_from_days(days: i64) -> (i64, u32, u32) {
+pub(crate) fn civil_from_days(days: i64) -> (i64, u32, u32) {
     let z = days + 719_468;
     let era = z.div_euclid(146_097);
     let doe = z.rem_euclid(146_097);
@@ -47,7 +51,7 @@ fn civil_from_days(days: i64) -> (i64, u32, u32) {
 }
 
 /// (year, month, day) → days since 1970-01-01.
-fn days_from_civil(year: i64, month: u32, day: u32) -> i64 {
+pub(crate) fn days_from_civil(year: i64, month: u32, day: u32) -> i64 {
     let y = if month <= 2 { year - 1 } else { year };
     let era = y.div_euclid(400);
     let yoe = y.rem_euclid(400);
@@ -64,7 +68,7 @@ mod tests {
     /// Unix ms of a wall-clock time in UTC+8.
     fn utc8(year: i64, month: u32, day: u32, hour: i64, minute: i64) -> i64 {
         (days_from_civil(year, month, day) * DAY_MS) + hour * HOUR_MS + minute * 60_000
-            - 8 * HOUR_MS
+            - UTC8_OFFSET_MS
     }
 
     #[test]

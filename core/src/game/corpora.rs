@@ -44,15 +44,23 @@ impl Corpora {
         })
     }
 
-    /// The prompt `id` names for a game of `mode`.
+    /// The prompt `id` names for a game of `mode`. A loaded text is its own prompt,
+    /// played in the mode its language takes ([`crate::text::LoadedText::mode`]).
     pub fn prompt(&self, mode: Mode, id: &PromptId) -> Result<Prompt, UnknownPrompt> {
-        if id.corpus() != Corpus::of(mode) {
-            return Err(UnknownPrompt::WrongCorpus {
-                mode,
-                corpus: id.corpus(),
-            });
-        }
         match id {
+            PromptId::Text { text } if text.mode() == mode => Ok(text.prompt()),
+            PromptId::Text { text } => Err(UnknownPrompt::WrongTextMode {
+                mode,
+                text_mode: text.mode(),
+            }),
+            PromptId::Seeded { .. } | PromptId::Passage { .. }
+                if id.corpus() != Corpus::of(mode) =>
+            {
+                Err(UnknownPrompt::WrongCorpus {
+                    mode,
+                    corpus: id.corpus(),
+                })
+            }
             PromptId::Seeded { seed, .. } => {
                 let count = match mode {
                     Mode::Time => TIME_MODE_WORD_COUNT,
@@ -66,6 +74,13 @@ impl Corpora {
                     Corpus::Quotes => &self.quotes,
                     Corpus::Zh => &self.zh,
                     Corpus::Words => return Err(UnknownPrompt::NeedsSeed { mode }),
+                    // No mode's corpus: refused above, whatever the mode.
+                    Corpus::Text => {
+                        return Err(UnknownPrompt::WrongCorpus {
+                            mode,
+                            corpus: *corpus,
+                        });
+                    }
                 };
                 passages
                     .passages()
@@ -101,6 +116,11 @@ pub enum UnknownPrompt {
         corpus: Corpus,
         passage: String,
     },
+    /// A loaded text is typed in the mode of its language (`text_mode`), not `mode`.
+    WrongTextMode {
+        mode: Mode,
+        text_mode: Mode,
+    },
 }
 
 impl fmt::Display for UnknownPrompt {
@@ -120,6 +140,10 @@ impl fmt::Display for UnknownPrompt {
             UnknownPrompt::NoSuchPassage { corpus, passage } => {
                 write!(f, "The {} texts have no passage {passage:?}.", corpus.id())
             }
+            UnknownPrompt::WrongTextMode { mode, text_mode } => write!(
+                f,
+                "This text is typed in a {text_mode} game, not a {mode} game: its language decides."
+            ),
         }
     }
 }
@@ -130,6 +154,7 @@ impl std::error::Error for UnknownPrompt {}
 mod tests {
     use super::*;
     use crate::game::prompt_id::Seed;
+    use crate::text::LoadedText;
 
     #[test]
     fn rebuilds_what_the_page_builds() {
@@ -199,5 +224,45 @@ mod tests {
         for (mode, id, message) in cases {
             assert_eq!(corpora.prompt(mode, &id).unwrap_err().to_string(), message);
         }
+    }
+
+    #[test]
+    fn a_loaded_text_is_its_own_prompt_in_its_languages_mode() {
+        let corpora = Corpora::shipped();
+        let zh = LoadedText::new("有朋自远方来，\r\n不亦乐乎？").unwrap();
+        let id = PromptId::Text { text: zh.clone() };
+        assert_eq!(
+            corpora.prompt(Mode::Zh, &id).unwrap().as_str(),
+            "有朋自远方来，不亦乐乎？"
+        );
+        for mode in [Mode::Time, Mode::Words, Mode::Quote] {
+            assert_eq!(
+                corpora.prompt(mode, &id).unwrap_err(),
+                UnknownPrompt::WrongTextMode {
+                    mode,
+                    text_mode: Mode::Zh
+                }
+            );
+        }
+        let en = PromptId::Text {
+            text: LoadedText::new("Call me Ishmael.").unwrap(),
+        };
+        assert_eq!(
+            corpora.prompt(Mode::Quote, &en).unwrap().as_str(),
+            "Call me Ishmael."
+        );
+        assert_eq!(
+            corpora.prompt(Mode::Zh, &en).unwrap_err().to_string(),
+            "This text is typed in a quote game, not a zh game: its language decides."
+        );
+        // A passage cannot claim the text corpus.
+        let claimed = PromptId::Passage {
+            corpus: Corpus::Text,
+            passage: "x".into(),
+        };
+        assert_eq!(
+            corpora.prompt(Mode::Zh, &claimed).unwrap_err().to_string(),
+            "A zh game is not played on the text texts."
+        );
     }
 }

@@ -106,7 +106,7 @@ pub fn value_digits(value: i64) -> String {
 }
 
 /// The language a mode is typed in.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum Language {
     English,
     Chinese,

@@ -3,9 +3,11 @@
 //!
 //! Random-word games name their seed (`{"corpus": "words", "seed": 42}`); passage games
 //! name the passage (`{"corpus": "quotes", "passage": "austen-pride"}`), so adding a
-//! passage to a corpus never changes what an older game typed.
+//! passage to a corpus never changes what an older game typed. A text the player
+//! loaded travels whole (`{"corpus": "text", "text": "…"}`, docs/genda.md).
 
 use crate::game::mode::Mode;
+use crate::text::LoadedText;
 use serde::{Deserialize, Serialize};
 use std::fmt;
 
@@ -19,6 +21,8 @@ pub enum Corpus {
     Quotes,
     /// `zh.json`: Chinese passages.
     Zh,
+    /// Not a shipped corpus: a text the player loaded, carried by the prompt itself.
+    Text,
 }
 
 impl Corpus {
@@ -36,6 +40,7 @@ impl Corpus {
             Corpus::Words => "words",
             Corpus::Quotes => "quotes",
             Corpus::Zh => "zh",
+            Corpus::Text => "text",
         }
     }
 }
@@ -97,6 +102,8 @@ pub enum PromptId {
     Seeded { corpus: Corpus, seed: Seed },
     /// The passage of `corpus` whose id is `passage`.
     Passage { corpus: Corpus, passage: String },
+    /// A text the player loaded; its corpus is [`Corpus::Text`].
+    Text { text: LoadedText },
 }
 
 impl PromptId {
@@ -116,6 +123,7 @@ impl PromptId {
     pub fn corpus(&self) -> Corpus {
         match self {
             PromptId::Seeded { corpus, .. } | PromptId::Passage { corpus, .. } => *corpus,
+            PromptId::Text { .. } => Corpus::Text,
         }
     }
 
@@ -123,22 +131,24 @@ impl PromptId {
     pub fn seed_key(&self) -> Option<String> {
         match self {
             PromptId::Seeded { corpus, seed } => Some(format!("{}:{}", corpus.id(), seed.get())),
-            PromptId::Passage { .. } => None,
+            PromptId::Passage { .. } | PromptId::Text { .. } => None,
         }
     }
 }
 
 impl fmt::Display for PromptId {
-    /// `words:42` or `quotes:austen-pride`.
+    /// `words:42`, `quotes:austen-pride`, or `text:` and the text's full hash.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             PromptId::Seeded { corpus, seed } => write!(f, "{}:{}", corpus.id(), seed.get()),
             PromptId::Passage { corpus, passage } => write!(f, "{}:{passage}", corpus.id()),
+            PromptId::Text { text } => write!(f, "{}:{}", Corpus::Text.id(), text.hash()),
         }
     }
 }
 
-/// The JSON object: a corpus and exactly one of `seed` and `passage`.
+/// The JSON object: a corpus and exactly one of `seed` and `passage`, or the `text`
+/// corpus and its `text`.
 #[derive(Serialize, Deserialize)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 struct WirePromptId {
@@ -147,21 +157,20 @@ struct WirePromptId {
     seed: Option<Seed>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     passage: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    text: Option<LoadedText>,
 }
 
 impl TryFrom<WirePromptId> for PromptId {
     type Error = &'static str;
 
     fn try_from(wire: WirePromptId) -> Result<Self, Self::Error> {
-        match (wire.seed, wire.passage) {
-            (Some(seed), None) => Ok(PromptId::Seeded {
-                corpus: wire.corpus,
-                seed,
-            }),
-            (None, Some(passage)) => Ok(PromptId::Passage {
-                corpus: wire.corpus,
-                passage,
-            }),
+        match (wire.corpus, wire.seed, wire.passage, wire.text) {
+            (Corpus::Text, None, None, Some(text)) => Ok(PromptId::Text { text }),
+            (Corpus::Text, ..) => Err("a prompt of the text corpus carries its text alone"),
+            (_, _, _, Some(_)) => Err("only a prompt of the text corpus carries a text"),
+            (corpus, Some(seed), None, None) => Ok(PromptId::Seeded { corpus, seed }),
+            (corpus, None, Some(passage), None) => Ok(PromptId::Passage { corpus, passage }),
             _ => Err("a prompt names either a seed or a passage"),
         }
     }
@@ -174,11 +183,19 @@ impl From<PromptId> for WirePromptId {
                 corpus,
                 seed: Some(seed),
                 passage: None,
+                text: None,
             },
             PromptId::Passage { corpus, passage } => WirePromptId {
                 corpus,
                 seed: None,
                 passage: Some(passage),
+                text: None,
+            },
+            PromptId::Text { text } => WirePromptId {
+                corpus: Corpus::Text,
+                seed: None,
+                passage: None,
+                text: Some(text),
             },
         }
     }
@@ -232,6 +249,55 @@ mod tests {
             )
             .is_ok()
         );
+    }
+
+    #[test]
+    fn a_loaded_text_travels_whole_and_is_named_by_its_hash() {
+        let text = LoadedText::new("学而时习之，\n不亦说乎？").unwrap();
+        let id = PromptId::Text { text: text.clone() };
+        let wire = json!({"corpus": "text", "text": "学而时习之，不亦说乎？"});
+        assert_eq!(serde_json::to_value(&id).unwrap(), wire);
+        assert_eq!(serde_json::from_value::<PromptId>(wire).unwrap(), id);
+        assert_eq!(id.to_string(), format!("text:{}", text.hash()));
+        assert_eq!(id.to_string().len(), "text:".len() + 64);
+        assert_eq!((id.corpus(), id.seed_key()), (Corpus::Text, None));
+        assert_eq!(Corpus::Text.id(), "text");
+        let english = PromptId::Text {
+            text: LoadedText::new("It was the best of times.").unwrap(),
+        };
+        let json = serde_json::to_string(&english).unwrap();
+        assert_eq!(serde_json::from_str::<PromptId>(&json).unwrap(), english);
+    }
+
+    #[test]
+    fn refuses_a_text_that_is_not_normalised_or_not_alone() {
+        for (wrong, message) in [
+            (
+                json!({"corpus": "text", "text": "学而 时习之"}),
+                "not in its normalised form",
+            ),
+            (json!({"corpus": "text", "text": ""}), "The text is empty"),
+            (
+                json!({"corpus": "text", "text": "a", "seed": 1}),
+                "carries its text alone",
+            ),
+            (
+                json!({"corpus": "text", "passage": "a"}),
+                "carries its text alone",
+            ),
+            (json!({"corpus": "text"}), "carries its text alone"),
+            (
+                json!({"corpus": "zh", "text": "学"}),
+                "only a prompt of the text corpus",
+            ),
+            (
+                json!({"corpus": "zh", "passage": "lunyu-1", "text": "学"}),
+                "only a prompt of the text corpus",
+            ),
+        ] {
+            let error = serde_json::from_value::<PromptId>(wrong.clone()).unwrap_err();
+            assert!(error.to_string().contains(message), "{wrong}: {error}");
+        }
     }
 
     #[test]
