@@ -8,13 +8,18 @@
 //! [`Ranking`], so the outbox and the server's boards keep the same game whatever order
 //! attempts, resends and tabs deliver them in.
 
+use crate::game::corpora::Corpora;
+use crate::game::mode::{Language, Mode};
+use crate::game::prompt_id::{Corpus, PromptId};
+use crate::text::daily::{daily_passage, race_day};
 use crate::text::hash::TextHash;
 use serde::{Deserialize, Serialize};
 use std::cmp::Reverse;
 use uuid::Uuid;
 
-/// Which of a player's games a board keeps.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+/// Which of a player's games a board keeps. On the wire `best` or `first`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
 pub enum Ranking {
     /// The highest value; on a tie, the game played first.
     Best,
@@ -70,11 +75,46 @@ pub enum Board {
 }
 
 impl Board {
+    /// Which of a player's games the board keeps.
     pub fn ranking(self) -> Ranking {
         match self {
             Board::Mode | Board::TextBest { .. } => Ranking::Best,
             Board::TextFirst { .. } | Board::DailyFirst { .. } => Ranking::First,
         }
+    }
+}
+
+/// The boards a finished game of `mode` on `prompt`, played at `played_at` (unix ms),
+/// counts on. A loaded text: its 首打 and its best, `[TextFirst, TextBest]`, never the
+/// mode's public boards (anyone can paste any text). A built-in test: `[Mode]`, and,
+/// when its passage is the day's race of its language on the UTC+8 day it was played,
+/// that day's 首打 board after it, `[Mode, DailyFirst]`. Whether a late result still
+/// counts on the day's board is the server's rule (docs/api.md), not this one.
+pub fn boards_of(mode: Mode, prompt: &PromptId, played_at: u64, corpora: &Corpora) -> Vec<Board> {
+    match prompt {
+        PromptId::Text { text } => {
+            let text = text.hash();
+            vec![Board::TextFirst { text }, Board::TextBest { text }]
+        }
+        PromptId::Passage { corpus, passage } => {
+            let language = match corpus {
+                Corpus::Zh => Some(Language::Chinese),
+                Corpus::Quotes => Some(Language::English),
+                Corpus::Words | Corpus::Text => None,
+            };
+            // Beyond i64 no clock reaches; such a game is no day's race.
+            let day = i64::try_from(played_at).ok().map(race_day);
+            match (language, day) {
+                (Some(language), Some(day))
+                    if language == mode.language()
+                        && daily_passage(corpora, day, language).id == *passage =>
+                {
+                    vec![Board::Mode, Board::DailyFirst { day }]
+                }
+                _ => vec![Board::Mode],
+            }
+        }
+        PromptId::Seeded { .. } => vec![Board::Mode],
     }
 }
 
@@ -133,6 +173,90 @@ mod tests {
         assert_eq!(Board::default(), Board::Mode);
         assert_eq!(Board::TextBest { text }.ranking(), Ranking::Best);
         assert_eq!(Board::DailyFirst { day: 1 }.ranking(), Ranking::First);
+    }
+
+    /// Unix ms of noon UTC+8 on race day `day`.
+    fn noon_of(day: i64) -> u64 {
+        (day * 86_400_000 - 8 * 3_600_000 + 12 * 3_600_000) as u64
+    }
+
+    #[test]
+    fn a_loaded_text_counts_on_its_first_and_best_boards_only() {
+        let corpora = Corpora::shipped();
+        let text = crate::text::LoadedText::new("学而时习之，不亦说乎？").unwrap();
+        let hash = text.hash();
+        let prompt = PromptId::Text { text };
+        assert_eq!(
+            boards_of(Mode::Zh, &prompt, noon_of(20_000), corpora),
+            vec![
+                Board::TextFirst { text: hash },
+                Board::TextBest { text: hash }
+            ]
+        );
+    }
+
+    #[test]
+    fn the_days_passage_counts_on_the_days_board_on_that_day_only() {
+        let corpora = Corpora::shipped();
+        for (mode, corpus, language) in [
+            (Mode::Zh, Corpus::Zh, Language::Chinese),
+            (Mode::Quote, Corpus::Quotes, Language::English),
+        ] {
+            let day = 20_424;
+            let passage = daily_passage(corpora, day, language).id.clone();
+            let prompt = PromptId::Passage { corpus, passage };
+            assert_eq!(
+                boards_of(mode, &prompt, noon_of(day), corpora),
+                vec![Board::Mode, Board::DailyFirst { day }]
+            );
+            // The day's first and last millisecond, UTC+8.
+            let midnight = noon_of(day) - 12 * 3_600_000;
+            assert_eq!(
+                boards_of(mode, &prompt, midnight, corpora),
+                vec![Board::Mode, Board::DailyFirst { day }]
+            );
+            assert!(
+                !boards_of(mode, &prompt, midnight - 1, corpora)
+                    .contains(&Board::DailyFirst { day }),
+                "23:59:59.999 the day before"
+            );
+            // The next day raced another passage (no passage two days running).
+            assert_eq!(
+                boards_of(mode, &prompt, noon_of(day + 1), corpora),
+                vec![Board::Mode]
+            );
+        }
+    }
+
+    #[test]
+    fn other_built_in_games_count_on_their_mode_only() {
+        let corpora = Corpora::shipped();
+        let day = 20_424;
+        let seeded = PromptId::Seeded {
+            corpus: Corpus::Words,
+            seed: crate::Seed::new(42).unwrap(),
+        };
+        assert_eq!(
+            boards_of(Mode::Words, &seeded, noon_of(day), corpora),
+            vec![Board::Mode]
+        );
+        let raced = daily_passage(corpora, day, Language::Chinese).id.clone();
+        let other = corpora
+            .zh
+            .passages()
+            .iter()
+            .find(|passage| passage.id != raced)
+            .unwrap()
+            .id
+            .clone();
+        let prompt = PromptId::Passage {
+            corpus: Corpus::Zh,
+            passage: other,
+        };
+        assert_eq!(
+            boards_of(Mode::Zh, &prompt, noon_of(day), corpora),
+            vec![Board::Mode]
+        );
     }
 
     proptest! {
