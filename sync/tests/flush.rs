@@ -167,6 +167,8 @@ impl Transport for Scripted {
                 .holds_above
                 .borrow()
                 .is_some_and(|limit| entry.value > limit),
+            code: None,
+            first_attempt: None,
         })
     }
 

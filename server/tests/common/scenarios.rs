@@ -160,6 +160,8 @@ pub async fn a_lower_score_is_a_no_op(server: &TestServer) {
             weekly_best: Some(best),
             week,
             held: false,
+            code: lower.code.clone(),
+            first_attempt: None,
         }
     );
     let equal = submit(server, save.token, &resubmitted(&first_game)).await;
