@@ -53,6 +53,32 @@ impl LoadedText {
         LoadedText::checked(normalise::normalise(raw))
     }
 
+    /// `raw` normalised and loaded as one text per 段 ([`segment::split`]): one when
+    /// it is within its cap. Refused only when nothing is left to type.
+    pub fn segments(raw: &str) -> Result<Vec<LoadedText>, TextError> {
+        let normalised = normalise::normalise(raw);
+        if normalised.is_empty() {
+            return Err(TextError::Empty);
+        }
+        let mut texts = Vec::new();
+        LoadedText::push_segments(&normalised, &mut texts);
+        Ok(texts)
+    }
+
+    /// Appends the 段 of `normalised` to `texts`.
+    fn push_segments(normalised: &str, texts: &mut Vec<LoadedText>) {
+        let language = normalise::language_of(normalised);
+        for piece in segment::split(normalised, language) {
+            match LoadedText::new(&piece) {
+                Ok(text) => texts.push(text),
+                // A 段 can read as the other language: one mostly of Han inside an
+                // English text is typed as Chinese, loses its spaces and has the
+                // smaller cap, so it is split again as Chinese; those 段 load as they are.
+                Err(_) => LoadedText::push_segments(&normalise::normalise(&piece), texts),
+            }
+        }
+    }
+
     /// `normalised` if it is not empty and within its cap.
     fn checked(normalised: String) -> Result<LoadedText, TextError> {
         if normalised.is_empty() {
@@ -225,6 +251,61 @@ mod tests {
         assert!(
             error.to_string().contains("not in its normalised form"),
             "{error}"
+        );
+    }
+
+    #[test]
+    fn a_long_text_loads_as_its_segments() {
+        let sentence = "天行健，君子以自强不息。";
+        let zh = sentence.repeat(400);
+        let texts = LoadedText::segments(&format!("{zh}\r\n")).unwrap();
+        assert_eq!(texts.len(), 2);
+        assert!(texts.iter().all(|t| t.mode() == Mode::Zh));
+        assert_eq!(texts.iter().map(LoadedText::as_str).collect::<String>(), zh);
+        assert_eq!(
+            LoadedText::segments("  Call me\nIshmael. ").unwrap(),
+            [LoadedText::new("Call me Ishmael.").unwrap()]
+        );
+        assert_eq!(LoadedText::segments("\u{200B} "), Err(TextError::Empty));
+    }
+
+    #[test]
+    fn a_segment_in_the_other_language_is_split_again_in_its_own() {
+        // An English text over its cap, holding a run of Han sentences with spaces
+        // between them, longer than the Chinese cap.
+        let english = "This is an English sentence of some length. ".repeat(250);
+        let han = "汉 字 汉 字 汉 字。".repeat(600);
+        let raw = format!("{english}{han} {english}");
+        let normalised = normalise::normalise(&raw);
+        assert_eq!(normalise::language_of(&normalised), Language::English);
+        // Split as English, some 段 is Chinese and over the Chinese cap.
+        assert!(
+            segment::split(&normalised, Language::English)
+                .iter()
+                .any(|piece| matches!(
+                    LoadedText::new(piece),
+                    Err(TextError::TooLong {
+                        cap: MAX_ZH_CHARS,
+                        ..
+                    })
+                ))
+        );
+        let texts = LoadedText::segments(&raw).unwrap();
+        for text in &texts {
+            assert!(text.as_str().chars().count() <= cap(text.language()));
+            // Each is loaded as itself.
+            assert_eq!(
+                LoadedText::try_from(text.as_str().to_owned()).as_ref(),
+                Ok(text)
+            );
+        }
+        let han_texts: Vec<_> = texts.iter().filter(|t| t.mode() == Mode::Zh).collect();
+        assert!(han_texts.len() >= 2, "{}", han_texts.len());
+        assert!(han_texts.iter().all(|t| !t.as_str().contains(' ')));
+        let letters = |s: &str| s.chars().filter(|c| !c.is_whitespace()).collect::<String>();
+        assert_eq!(
+            letters(&texts.iter().map(LoadedText::as_str).collect::<String>()),
+            letters(&raw)
         );
     }
 

@@ -34,9 +34,9 @@ const SEPARATORS: &[char] = &[
 /// `raw` taken apart: title, body and 段号 when its last non-blank line is a 段 line,
 /// else all body.
 pub fn parse_message(raw: &str) -> Pasted {
+    // Any line ending: `\n`, Windows' `\r\n`, or a lone `\r`.
     let lines: Vec<&str> = raw
-        .lines()
-        .map(|line| line.trim_end_matches('\r'))
+        .split(['\r', '\n'])
         .filter(|line| !line.trim().is_empty())
         .collect();
     let recognised = lines
@@ -150,6 +150,18 @@ mod tests {
                 Some(1)
             )
         );
+    }
+
+    #[test]
+    fn any_line_ending_separates_lines() {
+        for ending in ["\n", "\r\n", "\r"] {
+            let message = ["题", "正文一", "正文二", "--第5段--"].join(ending);
+            assert_eq!(
+                parse_message(&message),
+                pasted(Some("题"), "正文一\n正文二", Some(5)),
+                "{ending:?}"
+            );
+        }
     }
 
     #[test]

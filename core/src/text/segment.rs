@@ -51,11 +51,11 @@ fn split_at_most(text: &str, language: Language, cap: usize) -> Vec<String> {
 /// Every sentence end as (where a 段 ending there ends, where the next one starts), in
 /// character indices.
 fn sentence_ends(chars: &[char], language: Language) -> Vec<(usize, usize)> {
+    let is_end =
+        |c: char| SENTENCE_ENDS.contains(&c) || (c == '.' && language == Language::English);
     let mut ends = Vec::new();
     let mut i = 0;
     while i < chars.len() {
-        let is_end =
-            |c: char| SENTENCE_ENDS.contains(&c) || (c == '.' && language == Language::English);
         if !is_end(chars[i]) {
             i += 1;
             continue;
@@ -131,9 +131,9 @@ mod tests {
     fn within_the_cap_is_one_piece() {
         assert_eq!(split("学而时习之。", Language::Chinese), ["学而时习之。"]);
         let at_cap = "字".repeat(MAX_ZH_CHARS);
-        assert_eq!(split(&at_cap, Language::Chinese), [at_cap.clone()]);
+        assert_eq!(split(&at_cap, Language::Chinese), vec![at_cap]);
         let en_at_cap = "a".repeat(MAX_EN_CHARS);
-        assert_eq!(split(&en_at_cap, Language::English), [en_at_cap.clone()]);
+        assert_eq!(split(&en_at_cap, Language::English), vec![en_at_cap]);
         assert!(split("", Language::Chinese).is_empty());
     }
 
@@ -164,7 +164,7 @@ mod tests {
         assert_eq!(lens(&pieces), [50, 50]);
         assert_eq!(pieces.concat(), text);
         // Just at the cap: one piece.
-        assert_eq!(split_at_most(&text, Language::Chinese, 100), [text.clone()]);
+        assert_eq!(split_at_most(&text, Language::Chinese, 100), vec![text]);
     }
 
     #[test]
