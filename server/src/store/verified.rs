@@ -118,7 +118,9 @@ impl Store {
                     state: result.state,
                 }
             } else {
-                match resend {
+                // Read again: on PostgreSQL a concurrent receipt of the same game may
+                // have committed since `resend` was read (the insert waited for it).
+                match results::stored_result(sql, result.player_id, result.score_id)? {
                     Some(stored) => stored,
                     None => return Ok(Recording::SeedReused),
                 }
