@@ -19,8 +19,8 @@ use axum::extract::Request;
 use axum::http::{HeaderValue, StatusCode, header};
 use axum::middleware::{self, Next};
 use axum::response::{IntoResponse, Response};
-use std::path::Path;
 use axum::routing::get_service;
+use std::path::Path;
 use tower_http::services::{ServeDir, ServeFile};
 
 const HASHED: &str = "public, max-age=31536000, immutable";

@@ -6,7 +6,9 @@ mod common;
 
 use common::genda::{self, PASTED_ZH, text_game};
 use common::scenarios::submit;
-use common::{MONDAY_2026_11_30_UTC8, Options, TestServer, assert_error, limits, post_json, with_token};
+use common::{
+    MONDAY_2026_11_30_UTC8, Options, TestServer, assert_error, limits, post_json, with_token,
+};
 use keydo_core::text::LoadedText;
 use keydo_server::settings::RateLimits;
 use std::num::NonZeroU32;
@@ -65,7 +67,12 @@ async fn new_texts_are_limited_per_save() {
         ))
         .await;
     let body = assert_error(response, 429, "TOO_MANY_TEXTS").await;
-    assert!(body["error"]["message"].as_str().unwrap().contains("new texts"));
+    assert!(
+        body["error"]["message"]
+            .as_str()
+            .unwrap()
+            .contains("new texts")
+    );
     assert_eq!(server.count_rows("texts").await, 1);
     // The stored text is played again freely.
     let again = submit(&server, save.token, &text_game(&first, 90, 3, t + 1)).await;

@@ -69,8 +69,7 @@ async fn genda_a_forged_speed_on_a_pasted_text_is_refused() {
 
 #[tokio::test]
 async fn genda_the_same_text_from_two_players_is_one_board() {
-    if let Some(server) =
-        postgres_server("genda_the_same_text_from_two_players_is_one_board").await
+    if let Some(server) = postgres_server("genda_the_same_text_from_two_players_is_one_board").await
     {
         common::genda::the_same_text_from_two_players_is_one_board(&server).await;
     }

@@ -29,9 +29,9 @@ use crate::store::{Caller, Gate, NewResult, ResultBoards, ResultState, StoredBoa
 use crate::store::{Receipt, Recording};
 use axum::Json;
 use axum::extract::{Extension, State};
+use keydo_core::PromptId;
 use keydo_core::api::week;
 use keydo_core::api::{ApiCode, ScoreAck, ScoreSubmission};
-use keydo_core::PromptId;
 use keydo_core::game::board::{Board, Ranking, boards_of};
 use keydo_core::game::corpora::Corpora;
 use keydo_core::verify::review::Hold;
@@ -133,8 +133,9 @@ fn ack(receipt: Receipt, weekly_accepted: bool, week: i64) -> ScoreAck {
 /// The boards the game counts on (`boards_of`), without the day's race board when it
 /// arrived more than [`DAILY_GRACE_MS`] after it was played.
 fn result_boards(submission: &ScoreSubmission, verified: &Verified, now: i64) -> ResultBoards {
-    let late = i64::try_from(submission.played_at)
-        .map_or(true, |played_at| now.saturating_sub(played_at) > DAILY_GRACE_MS);
+    let late = i64::try_from(submission.played_at).map_or(true, |played_at| {
+        now.saturating_sub(played_at) > DAILY_GRACE_MS
+    });
     let boards = boards_of(
         submission.mode,
         &verified.prompt,

@@ -40,8 +40,14 @@ pub struct BoardParams {
 #[derive(Debug, PartialEq, Eq)]
 enum BoardQuery {
     /// A text's board, by its hash or short hash.
-    Text { text: String, ranking: Ranking },
-    Daily { day: i64, language: Language },
+    Text {
+        text: String,
+        ranking: Ranking,
+    },
+    Daily {
+        day: i64,
+        language: Language,
+    },
 }
 
 impl BoardQuery {
@@ -93,7 +99,9 @@ impl BoardQuery {
 /// A text's hash (64 lowercase hex digits) or its short hash (the first 12), as
 /// given; `None` for anything else.
 fn text_key(given: &str) -> Option<String> {
-    let hex = given.bytes().all(|b| b.is_ascii_digit() || (b'a'..=b'f').contains(&b));
+    let hex = given
+        .bytes()
+        .all(|b| b.is_ascii_digit() || (b'a'..=b'f').contains(&b));
     (hex && (given.len() == TextHash::SHORT_LEN || given.len() == 64)).then(|| given.to_owned())
 }
 
@@ -219,12 +227,7 @@ pub async fn replay(
     State(state): State<AppState>,
     Path(code): Path<String>,
 ) -> Result<Json<ResultReplay>, ApiError> {
-    let not_found = || {
-        ApiError::new(
-            ApiCode::ResultNotFound,
-            "No public result has this code.",
-        )
-    };
+    let not_found = || ApiError::new(ApiCode::ResultNotFound, "No public result has this code.");
     let (replay, text) = state
         .store
         .public_replay(code)
@@ -309,8 +312,14 @@ mod tests {
                 "{wrong}"
             );
         }
-        assert_eq!(code_of(&[("daily", "today"), ("lang", "zh")]), ApiCode::InvalidDay);
-        assert_eq!(code_of(&[("daily", "1"), ("lang", "fr")]), ApiCode::InvalidLanguage);
+        assert_eq!(
+            code_of(&[("daily", "today"), ("lang", "zh")]),
+            ApiCode::InvalidDay
+        );
+        assert_eq!(
+            code_of(&[("daily", "1"), ("lang", "fr")]),
+            ApiCode::InvalidLanguage
+        );
         assert_eq!(limit_of(Some("0")).unwrap_err().code, ApiCode::InvalidLimit);
         assert_eq!(limit_of(None).unwrap(), DEFAULT_LEADERBOARD_LIMIT);
     }

@@ -48,12 +48,12 @@ pub use results::{
     KeptLog, ListedResult, Listing, NewResult, ResultBoards, ResultState, StoredReplay,
     StoredResult,
 };
-pub use texts::StoredText;
 use sql::Sql;
 use std::error::Error as _;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
+pub use texts::StoredText;
 use uuid::Uuid;
 pub use verified::{Approval, NameTaken, Receipt, Recording};
 

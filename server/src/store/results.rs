@@ -43,9 +43,10 @@ impl ResultBoards {
             if id == "mode" {
                 boards.mode = true;
             } else {
-                boards.others.push(StoredBoard::parse(id).ok_or_else(|| {
-                    StoreError::UnexpectedValue(format!("board {id:?}"))
-                })?);
+                boards.others.push(
+                    StoredBoard::parse(id)
+                        .ok_or_else(|| StoreError::UnexpectedValue(format!("board {id:?}")))?,
+                );
             }
         }
         Ok(boards)
@@ -172,7 +173,8 @@ pub struct StoredResult {
     pub state: ResultState,
 }
 
-const STORED_RESULT_COLUMNS: &str = "mode, value, received_at, board_week, state, played_at, boards";
+const STORED_RESULT_COLUMNS: &str =
+    "mode, value, received_at, board_week, state, played_at, boards";
 
 fn stored_result_of(row: &Row) -> Result<StoredResult, StoreError> {
     let boards = match row.0.get(6) {

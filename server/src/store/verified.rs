@@ -11,8 +11,8 @@ use super::result_codes;
 use super::results::{
     self, KeptLog, ListedResult, Listing, NewResult, ResultState, StoredReplay, StoredResult,
 };
-use super::texts;
 use super::sql::Sql;
+use super::texts;
 use super::{Recorded, Store, StoreError};
 use keydo_core::names::DisplayName;
 use keydo_core::verify::{Refusal, check_played_after_save};
@@ -201,7 +201,10 @@ impl Store {
     }
 
     /// A stored text by its hash or short hash.
-    pub async fn text(&self, hash_or_short: String) -> Result<Option<texts::StoredText>, StoreError> {
+    pub async fn text(
+        &self,
+        hash_or_short: String,
+    ) -> Result<Option<texts::StoredText>, StoreError> {
         self.read(move |sql| texts::find(sql, &hash_or_short)).await
     }
 

@@ -68,7 +68,11 @@ pub async fn get_json(server: &TestServer, uri: &str) -> Value {
 
 pub async fn text_board(server: &TestServer, text: &str, ranking: &str) -> TextBoard {
     serde_json::from_value(
-        get_json(server, &format!("/api/boards?text={text}&ranking={ranking}")).await,
+        get_json(
+            server,
+            &format!("/api/boards?text={text}&ranking={ranking}"),
+        )
+        .await,
     )
     .unwrap()
 }
@@ -106,7 +110,8 @@ pub async fn a_forged_speed_on_a_pasted_text_is_refused(server: &TestServer) {
 pub async fn the_same_text_from_two_players_is_one_board(server: &TestServer) {
     let (a, b) = (server.create_save().await, server.create_save().await);
     let pasted_a = LoadedText::new(PASTED_ZH).unwrap();
-    let pasted_b = LoadedText::new(" 学而时习之，不亦说乎？ 有朋自远方来，\u{200b}不亦乐乎？ ").unwrap();
+    let pasted_b =
+        LoadedText::new(" 学而时习之，不亦说乎？ 有朋自远方来，\u{200b}不亦乐乎？ ").unwrap();
     assert_eq!(pasted_a, pasted_b);
     let t = MONDAY_2026_11_30_UTC8;
     let game_a = text_game(&pasted_a, 80, 1, t);
@@ -160,9 +165,12 @@ pub async fn the_same_text_from_two_players_is_one_board(server: &TestServer) {
     let other = LoadedText::new("学而时习之，不亦悦乎？有朋自远方来，不亦乐乎？").unwrap();
     let response = server
         .send(
-            Request::get(format!("/api/boards?text={}&ranking=best", other.hash().short()))
-                .body(Body::empty())
-                .unwrap(),
+            Request::get(format!(
+                "/api/boards?text={}&ranking=best",
+                other.hash().short()
+            ))
+            .body(Body::empty())
+            .unwrap(),
         )
         .await;
     assert_error(response, 404, "TEXT_NOT_FOUND").await;
@@ -183,7 +191,12 @@ pub async fn the_first_attempt_holds(server: &TestServer) {
     assert_eq!(first.first_attempt, Some(true));
     let later = submit(server, save.token, &fast).await;
     assert_eq!(later.first_attempt, Some(false));
-    assert!(later.improved, "{later:?} {} {}", value_of(&slow), value_of(&fast));
+    assert!(
+        later.improved,
+        "{later:?} {} {}",
+        value_of(&slow),
+        value_of(&fast)
+    );
     assert_eq!(later.best, value_of(&fast));
     // Resends of either game change nothing and answer as before.
     let resent_fast = submit(server, save.token, &fast).await;
@@ -245,10 +258,9 @@ pub async fn a_late_daily_result_goes_only_to_the_best_boards(server: &TestServe
     let mut expected = vec![value_of(&game), value_of(&late_game)];
     expected.sort_unstable();
     assert_eq!(values, expected, "both count on the mode's boards");
-    let english: TextBoard = serde_json::from_value(
-        get_json(server, &format!("/api/boards?daily={day}&lang=en")).await,
-    )
-    .unwrap();
+    let english: TextBoard =
+        serde_json::from_value(get_json(server, &format!("/api/boards?daily={day}&lang=en")).await)
+            .unwrap();
     assert!(english.entries.is_empty());
 }
 
@@ -292,7 +304,12 @@ pub async fn the_replay_serves_public_results_only(server: &TestServer) {
     let replay: ResultReplay = serde_json::from_value(body).unwrap();
     let profile = super::scenarios::me(server, save.token).await;
     assert_eq!(
-        (replay.mode, replay.value, replay.played_at, replay.display_name),
+        (
+            replay.mode,
+            replay.value,
+            replay.played_at,
+            replay.display_name
+        ),
         (
             Mode::Zh,
             value_of(&game),
@@ -312,8 +329,19 @@ pub async fn the_replay_serves_public_results_only(server: &TestServer) {
     let store = server.own_store().await;
     assert!(store.set_hidden(profile.player_id, true).await.unwrap());
     assert_error(replay_of(server, &code).await, 404, "RESULT_NOT_FOUND").await;
-    assert!(text_board(server, &text.hash().short(), "best").await.entries.is_empty());
+    assert!(
+        text_board(server, &text.hash().short(), "best")
+            .await
+            .entries
+            .is_empty()
+    );
     assert!(store.set_hidden(profile.player_id, false).await.unwrap());
     assert_eq!(replay_of(server, &code).await.status(), 200);
-    assert_eq!(text_board(server, &text.hash().short(), "first").await.entries.len(), 1);
+    assert_eq!(
+        text_board(server, &text.hash().short(), "first")
+            .await
+            .entries
+            .len(),
+        1
+    );
 }
