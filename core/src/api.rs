@@ -4,6 +4,7 @@
 //! Request bodies refuse unknown fields (the server answers 422); response bodies
 //! accept them, so an older client keeps working when the server adds a field.
 
+use crate::game::board::Ranking;
 use crate::game::input_log::InputLog;
 use crate::game::mode::Mode;
 use crate::game::prompt_id::PromptId;
@@ -137,9 +138,10 @@ pub struct ScoreSubmission {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct ScoreAck {
-    /// Whether this game (by `scoreId`) holds the player's all-time best for the mode.
+    /// Whether this game (by `scoreId`) holds the player's all-time best for the mode;
+    /// for a loaded text, the player's best on the text's board.
     pub improved: bool,
-    /// The player's all-time best for the mode.
+    /// The player's all-time best for the mode; for a loaded text, on its best board.
     pub best: i64,
     /// Whether `week` was the server's current week, so the weekly board was considered.
     pub weekly_accepted: bool,
@@ -288,6 +290,72 @@ pub struct OwnRank {
     pub rank: i64,
     pub value: i64,
     pub achieved_at: i64,
+}
+
+/// `200` from `GET /api/boards`: a loaded text's board or a day's race (docs/api.md,
+/// "Text boards and the day's race").
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct TextBoard {
+    /// The board's id: `text:<hash>:best`, `text:<hash>:first` or `daily:<zh|en>:<day>`.
+    pub board: String,
+    /// The mode its games are played in.
+    pub mode: Mode,
+    /// `first` (首打: each player's first completed attempt) or `best`.
+    pub ranking: Ranking,
+    /// Best value first; ties go to whoever the server received first.
+    pub entries: Vec<TextBoardEntry>,
+    /// The caller's own place, when the request carried a token and the player is on
+    /// this board.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub me: Option<OwnRank>,
+}
+
+/// One line of a [`TextBoard`].
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct TextBoardEntry {
+    pub rank: i64,
+    pub display_name: String,
+    /// As in [`LeaderboardEntry`].
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub name_suffix: Option<String>,
+    pub value: i64,
+    /// When the server first received the game, in unix milliseconds.
+    pub achieved_at: i64,
+    /// When the game ended, by its player's clock, in unix milliseconds.
+    pub played_at: i64,
+    /// The result's code: its replay is `GET /api/results/{code}/replay`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub code: Option<String>,
+}
+
+/// `200` from `GET /api/texts/{hash}`: a stored text, to load and type.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct StoredTextAnswer {
+    /// The full hash (64 hex digits).
+    pub hash: String,
+    /// Its first 12 hex digits: the `/t/<short>` link.
+    pub short: String,
+    /// The normalised text.
+    pub text: String,
+    /// The mode it is typed in (`zh` or `quote`).
+    pub mode: Mode,
+}
+
+/// `200` from `GET /api/results/{code}/replay`: a public, verified result's prompt and
+/// input log, to play back key by key (docs/api.md, "Results").
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ResultReplay {
+    pub mode: Mode,
+    pub prompt: PromptId,
+    /// The input log exactly as the server stored it.
+    pub input: InputLog,
+    pub value: i64,
+    pub display_name: String,
+    pub played_at: i64,
 }
 
 /// The body of every error answer.

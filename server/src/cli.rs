@@ -300,6 +300,15 @@ pub struct RateLimitArgs {
     #[arg(long, env = "KEYDO_RATE_LIMIT_HELD_PER_IP", default_value = "10")]
     pub rate_limit_held_per_ip: NonZeroU32,
 
+    /// New texts one save may store per hour (a result on a loaded text the server
+    /// has not stored); over it the result is refused 429 TOO_MANY_TEXTS.
+    #[arg(long, env = "KEYDO_RATE_LIMIT_TEXTS_PER_SAVE", default_value = "20")]
+    pub rate_limit_texts_per_save: NonZeroU32,
+
+    /// New texts one IP address (IPv6: one /64) may store per hour.
+    #[arg(long, env = "KEYDO_RATE_LIMIT_TEXTS_PER_IP", default_value = "60")]
+    pub rate_limit_texts_per_ip: NonZeroU32,
+
     /// Saves one IPv6 /56 (a home's usual delegation: 256 /64s) may create within any
     /// 60 seconds.
     #[arg(long, env = "KEYDO_RATE_LIMIT_SAVES_PER_56", default_value = "4")]
@@ -349,6 +358,8 @@ impl ServeArgs {
                 save_creations_per_minute: self.rate_limits.rate_limit_saves,
                 held_per_save_per_minute: self.rate_limits.rate_limit_held_per_save,
                 held_per_ip_per_minute: self.rate_limits.rate_limit_held_per_ip,
+                texts_per_save_per_hour: self.rate_limits.rate_limit_texts_per_save,
+                texts_per_ip_per_hour: self.rate_limits.rate_limit_texts_per_ip,
                 save_creations_per_56_per_minute: self.rate_limits.rate_limit_saves_per_56,
                 save_creations_per_48_per_minute: self.rate_limits.rate_limit_saves_per_48,
             },

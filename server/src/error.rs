@@ -109,6 +109,14 @@ impl ApiError {
         )
     }
 
+    /// A result on a new text, from a save or address that stored too many this hour.
+    pub fn too_many_texts() -> Self {
+        Self::new(
+            ApiCode::TooManyTexts,
+            "Too many new texts this hour. Please type a text already played, or wait and try again.",
+        )
+    }
+
     pub fn unsupported_media_type() -> Self {
         Self::new(
             ApiCode::UnsupportedMediaType,

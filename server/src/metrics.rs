@@ -58,6 +58,10 @@ pub enum Limit {
     LinkAttempts,
     HeldPerSave,
     HeldPerIp,
+    /// New texts stored by one save per hour.
+    TextsPerSave,
+    /// New texts stored from one address per hour.
+    TextsPerIp,
 }
 
 #[derive(Debug, Clone, Hash, PartialEq, Eq, EncodeLabelSet)]

@@ -43,6 +43,8 @@ pub struct RateLimiters {
     link_attempts: DefaultKeyedRateLimiter<IpAddr>,
     held_per_save: DefaultKeyedRateLimiter<Uuid>,
     held_per_ip: DefaultKeyedRateLimiter<IpAddr>,
+    texts_per_save: DefaultKeyedRateLimiter<Uuid>,
+    texts_per_ip: DefaultKeyedRateLimiter<IpAddr>,
 }
 
 impl RateLimiters {
@@ -68,6 +70,8 @@ impl RateLimiters {
             )),
             held_per_save: RateLimiter::keyed(Quota::per_minute(limits.held_per_save_per_minute)),
             held_per_ip: RateLimiter::keyed(Quota::per_minute(limits.held_per_ip_per_minute)),
+            texts_per_save: RateLimiter::keyed(Quota::per_hour(limits.texts_per_save_per_hour)),
+            texts_per_ip: RateLimiter::keyed(Quota::per_hour(limits.texts_per_ip_per_hour)),
         }
     }
 
@@ -119,6 +123,17 @@ impl RateLimiters {
             .map_err(|_| refused(Limit::HeldPerIp))
     }
 
+    /// One new text stored by this save and address (docs/api.md, "Rate limits"),
+    /// spent only once the text is known to be new.
+    pub fn spend_new_text(&self, player_id: Uuid, ip: IpAddr) -> Result<(), ApiError> {
+        self.texts_per_save
+            .check_key(&player_id)
+            .map_err(|_| too_many_texts(Limit::TextsPerSave))?;
+        self.texts_per_ip
+            .check_key(&client_key(ip))
+            .map_err(|_| too_many_texts(Limit::TextsPerIp))
+    }
+
     /// Drops the state of clients whose buckets are full again, so the maps do not
     /// grow with every address ever seen. Run it periodically.
     pub fn forget_idle_clients(&self) {
@@ -131,6 +146,8 @@ impl RateLimiters {
         forget_idle(&self.link_attempts);
         forget_idle(&self.held_per_save);
         forget_idle(&self.held_per_ip);
+        forget_idle(&self.texts_per_save);
+        forget_idle(&self.texts_per_ip);
     }
 }
 
@@ -144,6 +161,11 @@ fn burst_per_minute(n: NonZeroU32) -> Quota {
 fn refused(limit: Limit) -> ApiError {
     metrics().rate_limited(limit);
     ApiError::rate_limited()
+}
+
+fn too_many_texts(limit: Limit) -> ApiError {
+    metrics().rate_limited(limit);
+    ApiError::too_many_texts()
 }
 
 fn forget_idle<K: Clone + Eq + std::hash::Hash>(limiter: &DefaultKeyedRateLimiter<K>) {
@@ -216,6 +238,8 @@ mod tests {
             save_creations_per_48_per_minute: n(saves[2]),
             held_per_save_per_minute: n(2),
             held_per_ip_per_minute: n(3),
+            texts_per_save_per_hour: n(2),
+            texts_per_ip_per_hour: n(3),
         })
     }
 
@@ -236,6 +260,23 @@ mod tests {
         limiters.spend_identity(p1).unwrap();
         assert!(limiters.spend_identity(p1).is_err());
         limiters.spend_identity(p2).unwrap();
+    }
+
+    #[test]
+    fn new_texts_are_limited_per_save_then_per_address() {
+        let limiters = limiters(10, 10, 2);
+        let (a, b): (IpAddr, IpAddr) = ("192.0.2.1".parse().unwrap(), "192.0.2.2".parse().unwrap());
+        let (p1, p2) = (Uuid::from_u128(1), Uuid::from_u128(2));
+        limiters.spend_new_text(p1, a).unwrap();
+        limiters.spend_new_text(p1, a).unwrap();
+        let error = limiters.spend_new_text(p1, b).unwrap_err();
+        assert_eq!(
+            (error.code, error.status.as_u16()),
+            (keydo_core::api::ApiCode::TooManyTexts, 429)
+        );
+        // Another save from the same address: its own budget, the address's third.
+        limiters.spend_new_text(p2, a).unwrap();
+        assert!(limiters.spend_new_text(p2, a).is_err());
     }
 
     #[test]

@@ -94,8 +94,9 @@ pub fn speed(mode: Mode, value: i64) -> String {
     format!("{}.{:02} {}", value / 100, value % 100, mode.speed_unit())
 }
 
-/// The prompt identity a result stored as text (`words:42`, `quotes:austen-pride`).
-fn prompt_id(mode: Mode, stored: &str) -> Option<PromptId> {
+/// The prompt identity a result stored as text (`words:42`, `quotes:austen-pride`);
+/// `None` for a loaded text (`text:<hash>`: its text is in the `texts` table).
+pub fn prompt_id(mode: Mode, stored: &str) -> Option<PromptId> {
     let corpus = Corpus::of(mode);
     let rest = stored.strip_prefix(corpus.id())?.strip_prefix(':')?;
     Some(match corpus {

@@ -61,4 +61,8 @@ pub struct RateLimits {
     pub held_per_save_per_minute: NonZeroU32,
     /// Held results one IP (IPv6: one /64) may send per minute.
     pub held_per_ip_per_minute: NonZeroU32,
+    /// New texts one save may store per hour (docs/api.md, "Rate limits").
+    pub texts_per_save_per_hour: NonZeroU32,
+    /// New texts one IP (IPv6: one /64) may store per hour.
+    pub texts_per_ip_per_hour: NonZeroU32,
 }

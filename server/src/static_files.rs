@@ -9,6 +9,8 @@
 //! the manifest, icons, the precache manifest, the worker scripts) must be revalidated,
 //! or a deployment would be invisible until caches expire. A missing file is a plain
 //! 404, never the HTML shell: the service worker must not precache a page as a script.
+//! The shell's own addresses, a text's `/t/<short>` and a result's replay `/r/<code>`
+//! (docs/genda.md), are `index.html` itself: the page reads its address.
 //! A path no file can have (a segment longer than file systems allow, or an absurd
 //! length) is a 404 before the file system is asked, which would answer with an error.
 
@@ -17,8 +19,9 @@ use axum::extract::Request;
 use axum::http::{HeaderValue, StatusCode, header};
 use axum::middleware::{self, Next};
 use axum::response::{IntoResponse, Response};
+use axum::routing::get_service;
 use std::path::Path;
-use tower_http::services::ServeDir;
+use tower_http::services::{ServeDir, ServeFile};
 
 const HASHED: &str = "public, max-age=31536000, immutable";
 const REVALIDATE: &str = "no-cache";
@@ -35,7 +38,10 @@ pub fn router<S: Clone + Send + Sync + 'static>(dist: &Path) -> Router<S> {
         .append_index_html_on_directories(true)
         .precompressed_br()
         .precompressed_gzip();
+    let shell = ServeFile::new(dist.join("index.html"));
     Router::new()
+        .route("/t/{short}", get_service(shell.clone()))
+        .route("/r/{code}", get_service(shell))
         .fallback_service(files)
         .layer(middleware::from_fn(with_headers))
 }

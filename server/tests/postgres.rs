@@ -58,3 +58,49 @@ async fn leaderboards_are_ordered_and_ties_go_to_the_first() {
         scenarios::leaderboards_are_ordered_and_ties_go_to_the_first(&server).await;
     }
 }
+
+#[tokio::test]
+async fn genda_a_forged_speed_on_a_pasted_text_is_refused() {
+    if let Some(server) = postgres_server("genda_a_forged_speed_on_a_pasted_text_is_refused").await
+    {
+        common::genda::a_forged_speed_on_a_pasted_text_is_refused(&server).await;
+    }
+}
+
+#[tokio::test]
+async fn genda_the_same_text_from_two_players_is_one_board() {
+    if let Some(server) = postgres_server("genda_the_same_text_from_two_players_is_one_board").await
+    {
+        common::genda::the_same_text_from_two_players_is_one_board(&server).await;
+    }
+}
+
+#[tokio::test]
+async fn genda_the_first_attempt_holds() {
+    if let Some(server) = postgres_server("genda_the_first_attempt_holds").await {
+        common::genda::the_first_attempt_holds(&server).await;
+    }
+}
+
+#[tokio::test]
+async fn genda_a_late_daily_result_goes_only_to_the_best_boards() {
+    if let Some(server) =
+        postgres_server("genda_a_late_daily_result_goes_only_to_the_best_boards").await
+    {
+        common::genda::a_late_daily_result_goes_only_to_the_best_boards(&server).await;
+    }
+}
+
+#[tokio::test]
+async fn genda_the_replay_serves_public_results_only() {
+    let Some(admin_url) = postgres_admin_url() else {
+        eprintln!("skipping genda_the_replay_serves_public_results_only: no PostgreSQL");
+        return;
+    };
+    let server = TestServer::start(common::genda::replay_options(Options {
+        postgres_admin_url: Some(admin_url),
+        ..Options::default()
+    }))
+    .await;
+    common::genda::the_replay_serves_public_results_only(&server).await;
+}

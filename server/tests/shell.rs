@@ -42,6 +42,20 @@ async fn root_serves_index_html() {
 }
 
 #[tokio::test]
+async fn text_and_replay_links_serve_the_shell() {
+    let server = TestServer::sqlite().await;
+    for path in ["/t/0123456789ab", "/r/ABC234"] {
+        let response = server.get(path).await;
+        assert_eq!(response.status(), 200, "{path}");
+        assert_eq!(response.headers()["cache-control"], "no-cache", "{path}");
+        let body = body_bytes(response).await;
+        assert_eq!(body, b"<!doctype html><title>KeyDo</title>", "{path}");
+    }
+    // Deeper paths under them are files, and there are none.
+    assert_eq!(server.get("/t/0123456789ab/x").await.status(), 404);
+}
+
+#[tokio::test]
 async fn hashed_assets_are_immutable_and_the_rest_revalidates() {
     let server = TestServer::sqlite().await;
     for path in [
@@ -233,6 +247,9 @@ async fn the_openapi_document_describes_every_route() {
         "/api/saves/me",
         "/api/scores",
         "/api/leaderboard",
+        "/api/boards",
+        "/api/texts/{hash}",
+        "/api/results/{code}/replay",
     ] {
         assert!(
             document["paths"].get(path).is_some(),

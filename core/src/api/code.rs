@@ -60,6 +60,14 @@ api_codes! {
     InvalidMode = "INVALID_MODE", 400, false;
     /// No such board.
     InvalidBoard = "INVALID_BOARD", 400, false;
+    /// A board query names no text by a hash or a short hash.
+    InvalidText = "INVALID_TEXT", 400, false;
+    /// A text board's ranking is neither `first` nor `best`.
+    InvalidRanking = "INVALID_RANKING", 400, false;
+    /// The day of a day's race board is not a whole number of days.
+    InvalidDay = "INVALID_DAY", 400, false;
+    /// The language of a day's race board is neither `zh` nor `en`.
+    InvalidLanguage = "INVALID_LANGUAGE", 400, false;
     /// The leaderboard limit is out of range.
     InvalidLimit = "INVALID_LIMIT", 400, false;
     /// The `Idempotency-Key` header is not a UUID.
@@ -74,6 +82,10 @@ api_codes! {
     NotFound = "NOT_FOUND", 404, false;
     /// The player has no (unrevoked) device with this id.
     DeviceNotFound = "DEVICE_NOT_FOUND", 404, false;
+    /// No stored text has this hash or short hash.
+    TextNotFound = "TEXT_NOT_FOUND", 404, false;
+    /// No public result has this code (none, held for review, or its player hidden).
+    ResultNotFound = "RESULT_NOT_FOUND", 404, false;
     /// The address does not take this method.
     MethodNotAllowed = "METHOD_NOT_ALLOWED", 405, false;
     /// The body is larger than [`super::MAX_BODY_BYTES`].
@@ -138,6 +150,9 @@ api_codes! {
     NameTaken = "NAME_TAKEN", 422, true;
     /// Too many requests; `Retry-After` says when to come back.
     RateLimited = "RATE_LIMITED", 429, false;
+    /// The game's text is new, and its save or address stored too many new texts this
+    /// hour; `Retry-After` says when to come back.
+    TooManyTexts = "TOO_MANY_TEXTS", 429, false;
     /// An unexpected failure, logged under the request id.
     Internal = "INTERNAL", 500, false;
     /// The service is briefly unavailable (a timeout, a restart).

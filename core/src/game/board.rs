@@ -16,8 +16,9 @@ use serde::{Deserialize, Serialize};
 use std::cmp::Reverse;
 use uuid::Uuid;
 
-/// Which of a player's games a board keeps.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+/// Which of a player's games a board keeps. On the wire `best` or `first`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
 pub enum Ranking {
     /// The highest value; on a tie, the game played first.
     Best,
@@ -111,6 +112,10 @@ impl Board {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::game::corpora::Corpora;
+    use crate::game::mode::Language;
+    use crate::game::prompt_id::Corpus;
+    use crate::text::daily::daily_passage;
     use proptest::prelude::*;
 
     fn attempt(value: i64, played_at: u64, id: u128) -> Attempt {
@@ -165,46 +170,85 @@ mod tests {
         assert_eq!(Board::DailyFirst { day: 1 }.ranking(), Ranking::First);
     }
 
+    /// Unix ms of noon UTC+8 on race day `day`.
+    fn noon_of(day: i64) -> u64 {
+        (day * 86_400_000 - 8 * 3_600_000 + 12 * 3_600_000) as u64
+    }
+
+    /// The boards as the server finds them: the corpus the prompt names.
+    fn boards(prompt: &PromptId, played_at: u64) -> Vec<Board> {
+        let corpora = Corpora::shipped();
+        boards_of(prompt, played_at, corpora.passages(prompt.corpus()))
+    }
+
     #[test]
-    fn a_game_counts_on_its_text_or_its_mode_and_on_the_day_it_raced() {
-        let corpora = crate::game::corpora::Corpora::shipped();
-        let text = crate::text::LoadedText::new("有朋自远方来，不亦乐乎？").unwrap();
-        let pasted = PromptId::Text { text: text.clone() };
+    fn a_loaded_text_counts_on_its_first_and_best_boards_only() {
+        let text = crate::text::LoadedText::new("学而时习之，不亦说乎？").unwrap();
         let hash = text.hash();
+        let prompt = PromptId::Text { text };
         assert_eq!(
-            boards_of(&pasted, 0, None),
+            boards(&prompt, noon_of(20_000)),
             [
                 Board::TextFirst { text: hash },
                 Board::TextBest { text: hash }
             ]
         );
-        // 2026-12-02 12:00 UTC+8, and the passage raced that day in Chinese.
-        let noon = 1_796_184_000_000u64;
-        let day = race_day(noon as i64);
-        let raced =
-            crate::text::daily::daily_passage(corpora, day, crate::game::mode::Language::Chinese);
-        let on = |passage: &str, at: u64| {
-            let prompt = PromptId::Passage {
-                corpus: crate::game::prompt_id::Corpus::Zh,
-                passage: passage.to_owned(),
-            };
-            boards_of(&prompt, at, Some(&corpora.zh))
+    }
+
+    #[test]
+    fn the_days_passage_counts_on_the_days_board_on_that_day_only() {
+        let corpora = Corpora::shipped();
+        for (corpus, language) in [
+            (Corpus::Zh, Language::Chinese),
+            (Corpus::Quotes, Language::English),
+        ] {
+            let day = 20_424;
+            let passage = daily_passage(corpora, day, language).id.clone();
+            let prompt = PromptId::Passage { corpus, passage };
+            assert_eq!(
+                boards(&prompt, noon_of(day)),
+                [Board::DailyFirst { day }, Board::Mode]
+            );
+            // The day's first and last millisecond, UTC+8.
+            let midnight = noon_of(day) - 12 * 3_600_000;
+            assert_eq!(
+                boards(&prompt, midnight),
+                [Board::DailyFirst { day }, Board::Mode]
+            );
+            assert!(
+                !boards(&prompt, midnight - 1).contains(&Board::DailyFirst { day }),
+                "23:59:59.999 the day before"
+            );
+            // The next day raced another passage (no passage two days running).
+            assert_eq!(boards(&prompt, noon_of(day + 1)), [Board::Mode]);
+            // Without its corpus (not loaded) a passage counts on its mode only.
+            assert_eq!(boards_of(&prompt, noon_of(day), None), [Board::Mode]);
+        }
+    }
+
+    #[test]
+    fn other_built_in_games_count_on_their_mode_only() {
+        let corpora = Corpora::shipped();
+        let day = 20_424;
+        let seeded = PromptId::Seeded {
+            corpus: Corpus::Words,
+            seed: crate::Seed::new(42).unwrap(),
         };
-        assert_eq!(
-            on(&raced.id, noon),
-            [Board::DailyFirst { day }, Board::Mode]
-        );
-        // The same passage a day later is not that day's race (no passage runs twice).
-        assert_eq!(on(&raced.id, noon + 86_400_000), [Board::Mode]);
+        assert_eq!(boards(&seeded, noon_of(day)), [Board::Mode]);
+        let raced = daily_passage(corpora, day, Language::Chinese).id.clone();
         let other = corpora
             .zh
             .passages()
             .iter()
-            .find(|p| p.id != raced.id)
-            .unwrap();
-        assert_eq!(on(&other.id, noon), [Board::Mode]);
-        let seeded = PromptId::for_game(crate::Mode::Words, crate::Seed::new(7).unwrap(), None);
-        assert_eq!(boards_of(&seeded, noon, None), [Board::Mode]);
+            .find(|passage| passage.id != raced)
+            .unwrap()
+            .id
+            .clone();
+        let prompt = PromptId::Passage {
+            corpus: Corpus::Zh,
+            passage: other,
+        };
+        assert_eq!(boards(&prompt, noon_of(day)), [Board::Mode]);
     }
 
     proptest! {

@@ -44,6 +44,15 @@ impl Corpora {
         })
     }
 
+    /// The passages of a passage corpus; `None` for the word list and loaded texts.
+    pub fn passages(&self, corpus: Corpus) -> Option<&Passages> {
+        match corpus {
+            Corpus::Quotes => Some(&self.quotes),
+            Corpus::Zh => Some(&self.zh),
+            Corpus::Words | Corpus::Text => None,
+        }
+    }
+
     /// The prompt `id` names for a game of `mode`. A loaded text is its own prompt,
     /// played in the mode its language takes ([`crate::text::LoadedText::mode`]).
     pub fn prompt(&self, mode: Mode, id: &PromptId) -> Result<Prompt, UnknownPrompt> {

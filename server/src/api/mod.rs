@@ -22,6 +22,7 @@ mod openapi;
 mod profile;
 mod saves;
 mod scores;
+mod texts;
 
 use crate::error::ApiError;
 use crate::state::AppState;
@@ -53,6 +54,9 @@ pub fn routes(state: &AppState) -> Router<AppState> {
         .route("/saves/me", get(saves::me).patch(profile::apply))
         .route("/scores", post(scores::submit))
         .route("/leaderboard", get(leaderboard::show))
+        .route("/boards", get(texts::board))
+        .route("/texts/{hash}", get(texts::text))
+        .route("/results/{code}/replay", get(texts::replay))
         // Linking is open: the joining device has no token of this player (it may
         // bring the token of another save, to fold in).
         .route("/devices", get(devices::list).post(devices::link))

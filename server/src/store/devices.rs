@@ -4,10 +4,12 @@
 //! list and revocation. Revoking or folding forgets the tokens in this process's cache
 //! at once.
 
+use super::board_scores::{self, BoardGame, StoredBoard};
 use super::boards::{self, Board, Game};
 use super::creations::{self, RememberedCreation, SaveCreation};
 use super::players;
 use super::profiles::profile_record;
+use super::result_codes;
 use super::sql::{Param, Sql};
 use super::{Store, StoreError};
 use keydo_core::Mode;
@@ -254,6 +256,20 @@ fn fold(sql: &mut dyn Sql, old: Uuid, into: Uuid) -> Result<Vec<String>, StoreEr
             boards::record(sql, board, &game)?;
         }
     }
+    let board_rows = board_scores::rows_of(sql, old)?;
+    if !hidden {
+        for (board, game) in board_rows {
+            let board = StoredBoard::parse(&board)
+                .ok_or_else(|| StoreError::UnexpectedValue(format!("board {board:?}")))?;
+            let game = BoardGame {
+                player_id: into,
+                ..game
+            };
+            board_scores::record(sql, &board, &game)?;
+        }
+    }
+    board_scores::remove_player(sql, old)?;
+    result_codes::move_codes(sql, old, into)?;
     let both = [Param::Id(old), Param::Id(into)];
     // A game both saves hold stays the player's; a seed both used counts once.
     sql.query(

@@ -7,11 +7,13 @@
 //! its player's public best, or when its save's verified typing is below the minimum.
 
 use super::StoreError;
+use super::board_scores::{self, StoredBoard};
 use super::boards::{self, Board};
 use super::players::SaveFacts;
 use super::results::{self, NewResult, ResultState};
 use super::sql::{Param, Sql};
 use keydo_core::Mode;
+use keydo_core::game::board::Ranking;
 use keydo_core::game::score::Stats;
 use keydo_core::verify::review::Hold;
 use std::num::NonZeroU32;
@@ -108,31 +110,33 @@ pub struct Gate {
     /// Spends one held submission of the save's and the address's budgets; `false`
     /// when one of them is spent.
     pub spend_hold: Box<dyn FnOnce() -> bool + Send>,
+    /// Spends one new text of the save's and the address's budgets; `false` when one
+    /// of them is spent (docs/api.md, "Rate limits").
+    pub spend_new_text: Box<dyn FnOnce() -> bool + Send>,
 }
 
-/// Adds the gates' holds to a new result (a resend is left as its first receipt was),
-/// spends the held budget when it is held, and drops its log when it is not. `None`:
-/// it would be held, and its save or address sent too many held results lately.
+/// Adds the gates' holds to a new result (a resend is left as its first receipt was)
+/// and spends the held budget when it is held. `None`: it would be held, and its save
+/// or address sent too many held results lately.
 pub fn gate(
     sql: &mut dyn Sql,
     mut result: NewResult,
     save: &SaveFacts,
     weekly_board: Option<i64>,
-    gate: Gate,
+    gates: &Gates,
+    spend_hold: Box<dyn FnOnce() -> bool + Send>,
 ) -> Result<Option<NewResult>, StoreError> {
     if results::stored_result(sql, result.player_id, result.score_id)?.is_some() {
         return Ok(Some(result));
     }
-    let holds = place_holds(sql, &result, save, weekly_board, &gate.gates)?;
+    let holds = place_holds(sql, &result, save, weekly_board, gates)?;
     if !holds.is_empty() {
         let ids = result.holds.split(',').filter(|id| !id.is_empty());
         let ids: Vec<&str> = ids.chain(holds.iter().map(|hold| hold.id())).collect();
         result.holds = ids.join(",");
         result.state = ResultState::Held;
     }
-    if result.state != ResultState::Held {
-        result.input = None;
-    } else if !(gate.spend_hold)() {
+    if result.state == ResultState::Held && !spend_hold() {
         return Ok(None);
     }
     Ok(Some(result))
@@ -175,10 +179,13 @@ fn place_holds(
 ) -> Result<Vec<Hold>, StoreError> {
     let mut holds = Vec::new();
     let places = gates.top_places.get(result.mode);
-    let boards = std::iter::once(Board::AllTime).chain(weekly_board.map(Board::Week));
+    let mode_boards = std::iter::once(Board::AllTime).chain(weekly_board.map(Board::Week));
     let mut top_place = false;
-    for board in boards {
+    for board in mode_boards.filter(|_| result.boards.mode) {
         top_place = top_place || takes_a_top_place(sql, board, result, places)?;
+    }
+    for board in &result.boards.others {
+        top_place = top_place || takes_a_crowded_top_place(sql, board, result, places)?;
     }
     if top_place {
         holds.push(Hold::TopPlace);
@@ -213,6 +220,32 @@ fn takes_a_top_place(
     }
     let above = boards::players_above(sql, board, result.player_id, result.mode, result.value)?;
     Ok(above < i64::from(places))
+}
+
+/// Whether `result` would change a text's or a day's `board` and place `places`-th
+/// or better on it while at least `places` other players are on it (docs/replay.md,
+/// "Places that matter"): anyone can paste a new text and be alone on its boards, so
+/// a board's first few entries would otherwise all wait for review.
+fn takes_a_crowded_top_place(
+    sql: &mut dyn Sql,
+    board: &StoredBoard,
+    result: &NewResult,
+    places: u32,
+) -> Result<bool, StoreError> {
+    if places == 0 {
+        return Ok(false);
+    }
+    if let Some((value, played_at)) = board_scores::row(sql, &board.id, result.player_id)? {
+        let changes = match board.ranking {
+            Ranking::Best => result.value > value,
+            Ranking::First => result.played_at < played_at,
+        };
+        if !changes {
+            return Ok(false);
+        }
+    }
+    let (others, above) = board_scores::others(sql, &board.id, result.player_id, result.value)?;
+    Ok(others >= i64::from(places) && above < i64::from(places))
 }
 
 /// Whether `value` is at least `percent` % above a public best of `best`.

@@ -8,10 +8,11 @@
 //! ([`StoreError::is_unavailable`]): the API answers them 503, not 500.
 //!
 //! The statements live in one file per table (`players`, `creations`, `boards`,
-//! `results`, `names`, `log_digests`), written once for both databases ([`sql::Sql`]); the
+//! `results`, `names`, `log_digests`, `texts`, `board_scores`, `result_codes`), written once for both databases ([`sql::Sql`]); the
 //! transactions that span tables are `Store` methods, here and in `devices`,
 //! `profiles` and `verified` (which `gates` serves). Ids are `Uuid`s, stored as text.
 
+mod board_scores;
 mod boards;
 mod creations;
 mod devices;
@@ -22,14 +23,17 @@ mod players;
 mod postgres;
 mod postgres_tls;
 mod profiles;
+mod result_codes;
 mod results;
 pub mod sql;
 mod sqlite;
+mod texts;
 mod verified;
 
 use self::postgres::Postgres;
 use self::sqlite::Sqlite;
 use crate::metrics::{DatabaseErrorKind, metrics};
+pub use board_scores::{BoardBest, BoardEntry, StoredBoard};
 pub use boards::{Best, Board, Entry, Game, Standing};
 pub use creations::{RememberedCreation, SaveCreation};
 pub use devices::{LinkRequest, Linking, ListedDevice};
@@ -39,14 +43,19 @@ use keydo_core::api::ServerBest;
 pub use log_digests::log_sha256;
 pub use players::{Caller, NewSave, Player};
 pub use profiles::Operation;
-pub use results::{KeptLog, ListedResult, Listing, NewResult, ResultState, StoredResult};
+pub use result_codes::is_code;
+pub use results::{
+    KeptLog, ListedResult, Listing, NewResult, ResultBoards, ResultState, StoredReplay,
+    StoredResult,
+};
 use sql::Sql;
 use std::error::Error as _;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
+pub use texts::StoredText;
 use uuid::Uuid;
-pub use verified::{Approval, NameTaken, Recording};
+pub use verified::{Approval, NameTaken, Receipt, Recording};
 
 mod migrations {
     //! The schema's versioned migrations (`server/migrations/V<n>__<name>.sql`),
@@ -395,6 +404,25 @@ impl Store {
                 .map(|week| boards::record(sql, Board::Week(week), &game))
                 .transpose()?;
             Ok(Recorded { all_time, weekly })
+        })
+        .await
+    }
+
+    /// The top of a text's or a day's board and, for a known player, their own
+    /// standing.
+    pub async fn board(
+        &self,
+        board: String,
+        limit: i64,
+        player_id: Option<Uuid>,
+    ) -> Result<(Vec<BoardEntry>, Option<Standing>), StoreError> {
+        self.read(move |sql| {
+            let entries = board_scores::top(sql, &board, limit)?;
+            let standing = match player_id {
+                Some(player_id) => board_scores::standing(sql, &board, player_id)?,
+                None => None,
+            };
+            Ok((entries, standing))
         })
         .await
     }

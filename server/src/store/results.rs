@@ -5,9 +5,53 @@
 //! text, -1 for weeks.
 
 use super::StoreError;
+use super::board_scores::StoredBoard;
 use super::sql::{Param, Row, Sql, Value};
 use keydo_core::Mode;
+use keydo_core::text::LoadedText;
 use uuid::Uuid;
+
+/// The boards a result counts on: its mode's (all time, and its `board_week`) or not,
+/// and those of `board_scores` (a text's, the day's race).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ResultBoards {
+    pub mode: bool,
+    pub others: Vec<StoredBoard>,
+}
+
+impl ResultBoards {
+    /// The `results.boards` column: board ids, comma-separated, `mode` for the mode's.
+    fn to_column(&self) -> String {
+        let mode = self.mode.then_some("mode");
+        let others = self.others.iter().map(|board| board.id.as_str());
+        mode.into_iter().chain(others).collect::<Vec<_>>().join(",")
+    }
+
+    /// The column read back; NULL (results from before migration V8) is the mode's.
+    fn from_column(column: Option<&str>) -> Result<ResultBoards, StoreError> {
+        let Some(column) = column else {
+            return Ok(ResultBoards {
+                mode: true,
+                others: Vec::new(),
+            });
+        };
+        let mut boards = ResultBoards {
+            mode: false,
+            others: Vec::new(),
+        };
+        for id in column.split(',').filter(|id| !id.is_empty()) {
+            if id == "mode" {
+                boards.mode = true;
+            } else {
+                boards.others.push(
+                    StoredBoard::parse(id)
+                        .ok_or_else(|| StoreError::UnexpectedValue(format!("board {id:?}")))?,
+                );
+            }
+        }
+        Ok(boards)
+    }
+}
 
 /// Where a stored result stands.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -58,8 +102,12 @@ pub struct NewResult {
     pub score_id: Uuid,
     pub mode: Mode,
     pub value: i64,
-    /// `words:42`, `quotes:austen-pride`.
+    /// `words:42`, `quotes:austen-pride`, `text:<hash>`.
     pub prompt: String,
+    /// The loaded text it was played on, stored once in `texts` ([`super::texts`]).
+    pub text: Option<LoadedText>,
+    /// The boards it counts on.
+    pub boards: ResultBoards,
     /// `words:42` for seeded prompts.
     pub seed_key: Option<String>,
     pub played_at: i64,
@@ -72,7 +120,8 @@ pub struct NewResult {
     pub stats_json: String,
     /// How long its typing took: what it adds to its save's verified typing.
     pub typing_ms: i64,
-    /// The input log (base64), kept only for held results.
+    /// The input log (base64): kept for every accepted result (a public result's is
+    /// public, docs/api.md), dropped when a held result is displaced.
     pub input: Option<String>,
     /// The digest its log is spent under ([`super::log_digests`]); `None` when logs may
     /// be reused (test setups).
@@ -85,9 +134,9 @@ pub fn insert_result(sql: &mut dyn Sql, result: &NewResult) -> Result<bool, Stor
     let inserted = sql.query_opt(
         "INSERT INTO results (player_id, score_id, mode, value, prompt, seed_key, played_at,
                               received_at, board_week, state, holds, suspicious, stats,
-                              typing_ms, input)
+                              typing_ms, input, boards)
          VALUES ($1, $2, $3, $4, $5, NULLIF($6, ''), $7, $8, NULLIF($9, CAST(-1 AS BIGINT)),
-                 $10, $11, $12, $13, $14, NULLIF($15, ''))
+                 $10, $11, $12, $13, $14, NULLIF($15, ''), $16)
          ON CONFLICT DO NOTHING
          RETURNING score_id",
         &[
@@ -106,6 +155,7 @@ pub fn insert_result(sql: &mut dyn Sql, result: &NewResult) -> Result<bool, Stor
             Param::Text(&result.stats_json),
             Param::Int(result.typing_ms),
             Param::Text(result.input.as_deref().unwrap_or_default()),
+            Param::Text(&result.boards.to_column()),
         ],
     )?;
     Ok(inserted.is_some())
@@ -116,20 +166,29 @@ pub fn insert_result(sql: &mut dyn Sql, result: &NewResult) -> Result<bool, Stor
 pub struct StoredResult {
     pub mode: Mode,
     pub value: i64,
+    pub played_at: i64,
     pub received_at: i64,
     pub board_week: Option<i64>,
+    pub boards: ResultBoards,
     pub state: ResultState,
 }
 
-const STORED_RESULT_COLUMNS: &str = "mode, value, received_at, board_week, state";
+const STORED_RESULT_COLUMNS: &str =
+    "mode, value, received_at, board_week, state, played_at, boards";
 
 fn stored_result_of(row: &Row) -> Result<StoredResult, StoreError> {
+    let boards = match row.0.get(6) {
+        Some(Value::Null) => None,
+        _ => Some(row.text(6)?),
+    };
     Ok(StoredResult {
         mode: mode_of(row.text(0)?)?,
         value: row.int(1)?,
         received_at: row.int(2)?,
         board_week: optional_int(row, 3)?,
         state: ResultState::parse(row.text(4)?)?,
+        played_at: row.int(5)?,
+        boards: ResultBoards::from_column(boards)?,
     })
 }
 
@@ -303,7 +362,7 @@ pub fn public_results(
         &[Param::Id(player_id)],
     )?
     .iter()
-    .map(|row| Ok((row.id(5)?, stored_result_of(row)?)))
+    .map(|row| Ok((row.id(7)?, stored_result_of(row)?)))
     .collect()
 }
 
@@ -317,4 +376,42 @@ fn optional_int(row: &Row, column: usize) -> Result<Option<i64>, StoreError> {
         Some(Value::Null) => Ok(None),
         _ => row.int(column).map(Some),
     }
+}
+
+/// A public result's replay, as stored.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct StoredReplay {
+    pub mode: Mode,
+    /// `words:42`, `quotes:austen-pride`, `text:<hash>`.
+    pub prompt: String,
+    /// The log, base64.
+    pub input: String,
+    pub value: i64,
+    pub display_name: String,
+    pub played_at: i64,
+}
+
+/// The replay of the result with this code, if it is on the public boards: public or
+/// approved, its player not hidden, its log kept.
+pub fn public_replay(sql: &mut dyn Sql, code: &str) -> Result<Option<StoredReplay>, StoreError> {
+    sql.query_opt(
+        "SELECT r.mode, r.prompt, r.input, r.value, p.display_name, r.played_at
+         FROM result_codes c
+         JOIN results r ON r.player_id = c.player_id AND r.score_id = c.score_id
+         JOIN players p ON p.player_id = r.player_id
+         WHERE c.code = $1 AND r.state IN ('public', 'approved') AND p.hidden = 0
+           AND r.input IS NOT NULL",
+        &[Param::Text(code)],
+    )?
+    .map(|row| {
+        Ok(StoredReplay {
+            mode: mode_of(row.text(0)?)?,
+            prompt: row.text(1)?.to_owned(),
+            input: row.text(2)?.to_owned(),
+            value: row.int(3)?,
+            display_name: row.text(4)?.to_owned(),
+            played_at: row.int(5)?,
+        })
+    })
+    .transpose()
 }

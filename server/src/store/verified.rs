@@ -1,13 +1,18 @@
 //! The store's side of verified results, review and moderation (docs/replay.md): each
 //! operation one transaction, built from the statements of its tables.
 
+use super::board_scores::{self, BoardBest, BoardGame, StoredBoard};
 use super::boards::{self, Best, Board, Game};
 use super::gates::{self, Gate};
 use super::log_digests;
 use super::names;
 use super::players;
-use super::results::{self, KeptLog, ListedResult, Listing, NewResult, ResultState, StoredResult};
+use super::result_codes;
+use super::results::{
+    self, KeptLog, ListedResult, Listing, NewResult, ResultState, StoredReplay, StoredResult,
+};
 use super::sql::Sql;
+use super::texts;
 use super::{Recorded, Store, StoreError};
 use keydo_core::names::DisplayName;
 use keydo_core::verify::{Refusal, check_played_after_save};
@@ -17,8 +22,8 @@ use uuid::Uuid;
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Recording {
     /// Stored (or, for a resend, found). `held`: off the public boards for now; the
-    /// bests then describe the boards without it.
-    Recorded { bests: Recorded, held: bool },
+    /// bests and rows then describe the boards without it.
+    Recorded(Receipt),
     /// The player already has another result on this seed.
     SeedReused,
     /// Refused on the save's facts (played long before the save existed) or because its
@@ -27,6 +32,23 @@ pub enum Recording {
     /// Not recorded: it would be held, and its save or address sent too many held
     /// results lately (docs/replay.md, "The review queue").
     HeldTooOften,
+    /// Not recorded: its text is new, and its save or address stored too many new
+    /// texts lately (docs/api.md, "Rate limits").
+    TooManyTexts,
+}
+
+/// What the boards say of a recorded result.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Receipt {
+    /// The player's mode bests (written only when the result counts on its mode's
+    /// boards).
+    pub bests: Recorded,
+    /// The player's row on each of the result's other boards, in its boards' order
+    /// (`None`: not on that board).
+    pub boards: Vec<(StoredBoard, Option<BoardBest>)>,
+    pub held: bool,
+    /// The result's code (docs/api.md, "Results").
+    pub code: String,
 }
 
 /// What an operator's approval came to.
@@ -42,10 +64,11 @@ pub enum Approval {
 const UNKEYED_BATCH: i64 = 1_000;
 
 impl Store {
-    /// Records a verified result: once per score id, once per seed, on the public
-    /// boards (all-time, and `weekly_board` if given) unless it is held (by the replay's
-    /// review or by `gate`) or its player is hidden. The first receipt's time is the
-    /// boards' `achievedAt`.
+    /// Records a verified result: once per score id, once per seed, on its public
+    /// boards (its mode's: all-time, and `weekly_board` if given; its others: a text's,
+    /// the day's race) unless it is held (by the replay's review or by `gate`) or its
+    /// player is hidden. Its text, if new, is stored once; every result gets a code.
+    /// The first receipt's time is the boards' `achievedAt`.
     pub async fn record_verified(
         &self,
         result: NewResult,
@@ -60,8 +83,21 @@ impl Store {
             {
                 return Ok(Recording::Refused(refusal));
             }
-            let gates = gate.gates;
-            let Some(result) = gates::gate(sql, result, &save, weekly_board, gate)? else {
+            let Gate {
+                gates,
+                spend_hold,
+                spend_new_text,
+            } = gate;
+            let resend = results::stored_result(sql, result.player_id, result.score_id)?;
+            if resend.is_none()
+                && let Some(text) = &result.text
+                && !texts::is_stored(sql, text.hash())?
+                && !spend_new_text()
+            {
+                return Ok(Recording::TooManyTexts);
+            }
+            let Some(result) = gates::gate(sql, result, &save, weekly_board, &gates, spend_hold)?
+            else {
                 return Ok(Recording::HeldTooOften);
             };
             if let Some(refusal) = log_digests::spend(sql, &result)? {
@@ -69,19 +105,28 @@ impl Store {
             }
             let stored = if results::insert_result(sql, &result)? {
                 gates::bound_pending(sql, &result, &gates)?;
+                if let Some(text) = &result.text {
+                    texts::store(sql, text, result.player_id, result.received_at)?;
+                }
                 StoredResult {
                     mode: result.mode,
                     value: result.value,
+                    played_at: result.played_at,
                     received_at: result.received_at,
                     board_week: result.board_week,
+                    boards: result.boards.clone(),
                     state: result.state,
                 }
             } else {
+                // Read again: on PostgreSQL a concurrent receipt of the same game may
+                // have committed since `resend` was read (the insert waited for it).
                 match results::stored_result(sql, result.player_id, result.score_id)? {
                     Some(stored) => stored,
                     None => return Ok(Recording::SeedReused),
                 }
             };
+            let code = result_codes::assign(sql, result.player_id, result.score_id)?;
+            let held = !stored.state.is_public() || save.hidden;
             let game = Game {
                 player_id: result.player_id,
                 mode: stored.mode,
@@ -89,20 +134,78 @@ impl Store {
                 value: stored.value,
                 achieved_at: stored.received_at,
             };
-            let held = !stored.state.is_public() || save.hidden;
-            let bests = if held {
-                public_bests(sql, &game, weekly_board)?
+            let bests = if held || !stored.boards.mode {
+                public_bests(sql, &game, stored.board_week)?
             } else {
                 Recorded {
                     all_time: boards::record(sql, Board::AllTime, &game)?,
-                    weekly: weekly_board
+                    weekly: stored
+                        .board_week
                         .map(|week| boards::record(sql, Board::Week(week), &game))
                         .transpose()?,
                 }
             };
-            Ok(Recording::Recorded { bests, held })
+            let board_game = BoardGame {
+                player_id: result.player_id,
+                score_id: result.score_id,
+                value: stored.value,
+                played_at: stored.played_at,
+                achieved_at: stored.received_at,
+            };
+            let mut rows = Vec::new();
+            for board in stored.boards.others {
+                let row = if held {
+                    board_scores::row(sql, &board.id, result.player_id)?.map(|(value, _)| {
+                        BoardBest {
+                            value,
+                            is_this_game: false,
+                        }
+                    })
+                } else {
+                    Some(board_scores::record(sql, &board, &board_game)?)
+                };
+                rows.push((board, row));
+            }
+            Ok(Recording::Recorded(Receipt {
+                bests,
+                boards: rows,
+                held,
+                code,
+            }))
         })
         .await
+    }
+
+    /// The replay of a public result by its code (docs/api.md, "Results"), with its
+    /// text when it was played on one.
+    pub async fn public_replay(
+        &self,
+        code: String,
+    ) -> Result<Option<(StoredReplay, Option<texts::StoredText>)>, StoreError> {
+        self.read(move |sql| {
+            if !result_codes::is_code(&code) {
+                return Ok(None);
+            }
+            let Some(replay) = results::public_replay(sql, &code)? else {
+                return Ok(None);
+            };
+            let text = match replay.prompt.strip_prefix("text:") {
+                Some(hash) => Some(texts::find(sql, hash)?.ok_or_else(|| {
+                    StoreError::UnexpectedValue(format!("result on unstored text {hash}"))
+                })?),
+                None => None,
+            };
+            Ok(Some((replay, text)))
+        })
+        .await
+    }
+
+    /// A stored text by its hash or short hash.
+    pub async fn text(
+        &self,
+        hash_or_short: String,
+    ) -> Result<Option<texts::StoredText>, StoreError> {
+        self.read(move |sql| texts::find(sql, &hash_or_short)).await
     }
 
     pub async fn list_results(
@@ -148,6 +251,7 @@ impl Store {
                 return Ok(false);
             }
             boards::remove_from_boards(sql, player_id)?;
+            board_scores::remove_player(sql, player_id)?;
             if !hidden {
                 for (score_id, result) in results::public_results(sql, player_id)? {
                     put_on_boards(sql, player_id, score_id, &result)?;
@@ -224,9 +328,21 @@ fn put_on_boards(
         value: result.value,
         achieved_at: result.received_at,
     };
-    boards::record(sql, Board::AllTime, &game)?;
-    if let Some(week) = result.board_week {
-        boards::record(sql, Board::Week(week), &game)?;
+    if result.boards.mode {
+        boards::record(sql, Board::AllTime, &game)?;
+        if let Some(week) = result.board_week {
+            boards::record(sql, Board::Week(week), &game)?;
+        }
+    }
+    let board_game = BoardGame {
+        player_id,
+        score_id,
+        value: result.value,
+        played_at: result.played_at,
+        achieved_at: result.received_at,
+    };
+    for board in &result.boards.others {
+        board_scores::record(sql, board, &board_game)?;
     }
     Ok(())
 }

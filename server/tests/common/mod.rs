@@ -4,6 +4,7 @@
 
 #![allow(dead_code)] // each test binary uses its own part of these helpers
 
+pub mod genda;
 pub mod scenarios;
 pub mod wire;
 
@@ -130,6 +131,8 @@ pub fn limits(per_ip: u32, per_identity: u32, saves: u32) -> RateLimits {
         save_creations_per_minute: n(saves),
         held_per_save_per_minute: n(10_000),
         held_per_ip_per_minute: n(10_000),
+        texts_per_save_per_hour: n(10_000),
+        texts_per_ip_per_hour: n(10_000),
         save_creations_per_56_per_minute: n(saves),
         save_creations_per_48_per_minute: n(saves),
     }

@@ -1,0 +1,80 @@
+//! 跟打 on the server, on SQLite (the same scenarios run on PostgreSQL in
+//! `postgres.rs`): text boards, 首打, the day's race, result codes and replays, and
+//! the limit on new texts.
+
+mod common;
+
+use common::genda::{self, PASTED_ZH, text_game};
+use common::scenarios::submit;
+use common::{
+    MONDAY_2026_11_30_UTC8, Options, TestServer, assert_error, limits, post_json, with_token,
+};
+use keydo_core::text::LoadedText;
+use keydo_server::settings::RateLimits;
+use std::num::NonZeroU32;
+
+#[tokio::test]
+async fn a_forged_speed_on_a_pasted_text_is_refused() {
+    let server = TestServer::start(Options {
+        logs_spent_once: true,
+        ..Options::default()
+    })
+    .await;
+    genda::a_forged_speed_on_a_pasted_text_is_refused(&server).await;
+}
+
+#[tokio::test]
+async fn the_same_text_from_two_players_is_one_board() {
+    genda::the_same_text_from_two_players_is_one_board(&TestServer::sqlite().await).await;
+}
+
+#[tokio::test]
+async fn the_first_attempt_holds() {
+    genda::the_first_attempt_holds(&TestServer::sqlite().await).await;
+}
+
+#[tokio::test]
+async fn a_late_daily_result_goes_only_to_the_best_boards() {
+    genda::a_late_daily_result_goes_only_to_the_best_boards(&TestServer::sqlite().await).await;
+}
+
+#[tokio::test]
+async fn the_replay_serves_public_results_only() {
+    let server = TestServer::start(genda::replay_options(Options::default())).await;
+    genda::the_replay_serves_public_results_only(&server).await;
+}
+
+/// A save may store so many new texts an hour; a text already stored costs nothing.
+#[tokio::test]
+async fn new_texts_are_limited_per_save() {
+    let server = TestServer::start(Options {
+        rate_limits: RateLimits {
+            texts_per_save_per_hour: NonZeroU32::MIN,
+            ..limits(10_000, 10_000, 10_000)
+        },
+        ..Options::default()
+    })
+    .await;
+    let save = server.create_save().await;
+    let t = MONDAY_2026_11_30_UTC8;
+    let first = LoadedText::new(PASTED_ZH).unwrap();
+    submit(&server, save.token, &text_game(&first, 80, 1, t)).await;
+    let second = LoadedText::new("温故而知新，可以为师矣。").unwrap();
+    let response = server
+        .send(with_token(
+            post_json("/api/scores", &text_game(&second, 80, 2, t)),
+            save.token,
+        ))
+        .await;
+    let body = assert_error(response, 429, "TOO_MANY_TEXTS").await;
+    assert!(
+        body["error"]["message"]
+            .as_str()
+            .unwrap()
+            .contains("new texts")
+    );
+    assert_eq!(server.count_rows("texts").await, 1);
+    // The stored text is played again freely.
+    let again = submit(&server, save.token, &text_game(&first, 90, 3, t + 1)).await;
+    assert_eq!(again.first_attempt, Some(false));
+}
