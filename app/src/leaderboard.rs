@@ -6,13 +6,14 @@
 //! their rank is shown even when it is below the list. After a game the board shows
 //! that game's mode, and it is fetched again whenever results were seen delivered.
 
-use crate::services::api::{self, BoardUnavailable};
+use crate::services::api::{self, BoardUnavailable, TextBoardRef};
 use crate::services::profile::ProfileService;
 use crate::services::records::Records;
 use crate::services::sync::Coordinator;
 use keydo_core::Mode;
 use keydo_core::api::week::week_label;
-use keydo_core::api::{Board, Leaderboard as Fetched, OwnRank};
+use keydo_core::api::{Board, Leaderboard as Fetched, OwnRank, TextBoard};
+use keydo_core::game::board::{Board as GameBoard, Ranking};
 use keydo_core::game::mode::value_digits;
 use leptos::prelude::*;
 
@@ -28,8 +29,12 @@ pub fn Leaderboard() -> impl IntoView {
     let (refreshes, set_refreshes) = signal(0u32);
     // After a game, the board of the mode just played.
     let last_played = expect_context::<Records>().last_played();
+    // A loaded text is not on its mode's boards: its own show below.
+    let last_boards = expect_context::<Records>().last_boards();
     Effect::new(move || {
-        if let Some(played) = last_played.get() {
+        if let Some(played) = last_played.get()
+            && last_boards.with(|boards| boards.contains(&GameBoard::Mode))
+        {
             set_mode.set(played);
         }
     });
@@ -94,7 +99,119 @@ pub fn Leaderboard() -> impl IntoView {
                 }
                 Some(Ok(fetched)) => table(fetched).into_any(),
             }}
+            {move || {
+                let mode = last_played.get()?;
+                let (first, best) = last_boards.with(|boards| genda_boards(mode, boards))?;
+                Some(view! { <TextBoards mode first best delivered refreshes/> })
+            }}
         </section>
+    }
+}
+
+/// The 跟打 boards of the last game, if it has any: its first-only board (a loaded
+/// text's 首打 or the day's race) and, for a loaded text, its best board.
+fn genda_boards(
+    mode: Mode,
+    boards: &[GameBoard],
+) -> Option<(TextBoardRef, Option<TextBoardRef>)> {
+    boards.iter().find_map(|board| match *board {
+        GameBoard::TextFirst { text } => Some((
+            TextBoardRef::Text {
+                text,
+                ranking: Ranking::First,
+            },
+            Some(TextBoardRef::Text {
+                text,
+                ranking: Ranking::Best,
+            }),
+        )),
+        GameBoard::DailyFirst { day } => Some((
+            TextBoardRef::Daily {
+                day,
+                language: mode.language(),
+            },
+            None,
+        )),
+        GameBoard::Mode | GameBoard::TextBest { .. } => None,
+    })
+}
+
+/// A loaded text's 首打 and best boards, or the day's race, with the text's link.
+#[component]
+fn TextBoards(
+    mode: Mode,
+    first: TextBoardRef,
+    best: Option<TextBoardRef>,
+    /// Fetched again as [`Leaderboard`] is: on deliveries and on Refresh.
+    delivered: Signal<usize>,
+    refreshes: ReadSignal<u32>,
+) -> impl IntoView {
+    let (shown, set_shown) = signal(first);
+    let fetched = LocalResource::new(move || {
+        delivered.track();
+        refreshes.track();
+        api::text_board(shown.get())
+    });
+    let link = match first {
+        TextBoardRef::Text { text, .. } => Some(format!("/t/{}", text.short())),
+        TextBoardRef::Daily { .. } => None,
+    };
+    let tab = move |board: TextBoardRef, label: &'static str, id: &'static str| {
+        view! {
+            <button
+                role="tab"
+                aria-selected=move || (shown.get() == board).to_string()
+                data-testid=format!("text-board-{id}")
+                on:click=move |_| set_shown.set(board)
+            >{label}</button>
+        }
+    };
+    view! {
+        <div class="text-boards" data-testid="text-boards">
+            <h3 lang="zh-Hans">{if best.is_some() { "同文榜 · This text" } else { "今日赛文 · Today's race" }}</h3>
+            <div role="tablist">
+                {tab(first, "首打 · First", "first")}
+                {best.map(|best| tab(best, "Best", "best"))}
+            </div>
+            {link.map(|link| view! {
+                <p class="text-link">"Link to this text: " <a href=link.clone() data-testid="text-link">{link.clone()}</a></p>
+            })}
+            {move || match fetched.get() {
+                None => view! { <p class="muted">"Loading…"</p> }.into_any(),
+                Some(Err(unavailable)) => view! {
+                    <p class="muted" data-testid="text-board-unavailable">{unavailable_words(unavailable)}</p>
+                }.into_any(),
+                Some(Ok(board)) => text_table(mode, board).into_any(),
+            }}
+        </div>
+    }
+}
+
+fn text_table(mode: Mode, board: TextBoard) -> impl IntoView {
+    let own_rank = board.me.as_ref().map(|m| m.rank);
+    let empty = board.entries.is_empty().then(|| {
+        view! { <p class="muted" data-testid="text-board-empty">"No verified results here yet."</p> }
+    });
+    view! {
+        <table>
+            <thead><tr><th scope="col">"#"</th><th scope="col">"Player"</th><th scope="col">{mode.speed_unit()}</th><th scope="col">"Replay"</th></tr></thead>
+            <tbody>
+                {board.entries.into_iter().map(|e| {
+                    let mine = Some(e.rank) == own_rank;
+                    view! {
+                        <tr data-testid="text-board-entry" data-value=e.value data-code=e.code.clone() class:me=mine>
+                            <td>{e.rank}</td>
+                            <td><bdi class="player-name">{e.display_name}</bdi>
+                                {e.name_suffix.map(|tag| view! { " " <span class="name-suffix" translate="no">{format!("#{tag}")}</span> })}
+                                {mine.then_some(" (you)")}</td>
+                            <td>{value_digits(e.value)}</td>
+                            <td>{e.code.map(|code| view! { <a href=format!("/r/{code}")>{code.clone()}</a> })}</td>
+                        </tr>
+                    }
+                }).collect_view()}
+            </tbody>
+        </table>
+        {empty}
     }
 }
 

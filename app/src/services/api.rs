@@ -1,4 +1,5 @@
-//! Every `/api` call the page makes itself: the leaderboards and the player's devices,
+//! Every `/api` call the page makes itself: the leaderboards (跟打's too), a linked
+//! text, and the player's devices,
 //! and what their failures mean in words. They go through `keydo-sync`'s one HTTP
 //! client, [`call`], which the sync's own calls (creating a save, sending scores and
 //! profile changes) share: it adds the player's token, bounds the wait, and reads the
@@ -9,8 +10,11 @@ use gloo_net::http::Request;
 use keydo_core::Mode;
 use keydo_core::api::{
     Board, Credentials, Devices, IDEMPOTENCY_KEY_HEADER, Leaderboard, LinkCode, LinkCodeOwner,
-    LinkDevice, SaveCreated,
+    LinkDevice, SaveCreated, StoredTextAnswer, TextBoard,
 };
+use keydo_core::game::board::Ranking;
+use keydo_core::game::mode::Language;
+use keydo_core::text::hash::TextHash;
 use keydo_core::sync::classify::Failure;
 use keydo_sync::call;
 use leptos::prelude::window;
@@ -32,16 +36,54 @@ pub enum BoardUnavailable {
 /// `GET /api/leaderboard` for `mode` and `board`; with the player's token when the
 /// sync has made a save, so the answer includes the player's own rank.
 pub async fn leaderboard(mode: Mode, board: Board) -> Result<Leaderboard, BoardUnavailable> {
+    fetch_board(&format!(
+        "/api/leaderboard?mode={}&board={}",
+        mode.id(),
+        board.id()
+    ))
+    .await
+}
+
+/// A loaded text's board or a day's race (`GET /api/boards`, docs/api.md), with the
+/// player's own rank as [`leaderboard`].
+pub async fn text_board(board: TextBoardRef) -> Result<TextBoard, BoardUnavailable> {
+    let query = match board {
+        TextBoardRef::Text { text, ranking } => {
+            let ranking = match ranking {
+                Ranking::First => "first",
+                Ranking::Best => "best",
+            };
+            format!("text={text}&ranking={ranking}")
+        }
+        TextBoardRef::Daily { day, language } => {
+            let lang = match language {
+                Language::Chinese => "zh",
+                Language::English => "en",
+            };
+            format!("daily={day}&lang={lang}")
+        }
+    };
+    fetch_board(&format!("/api/boards?{query}")).await
+}
+
+/// Which of 跟打's boards to show.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum TextBoardRef {
+    Text { text: TextHash, ranking: Ranking },
+    Daily { day: i64, language: Language },
+}
+
+/// A board's `GET`, with the token when there is a save; again without it when the
+/// server no longer knows the save (the board itself is public).
+async fn fetch_board<T: serde::de::DeserializeOwned>(path: &str) -> Result<T, BoardUnavailable> {
     if !window().navigator().on_line() {
         return Err(BoardUnavailable::Offline);
     }
-    let path = format!("/api/leaderboard?mode={}&board={}", mode.id(), board.id());
     let credentials = db::credentials().await;
-    let mut answer = call(Request::get(&path), credentials.as_ref(), None::<&()>).await;
+    let mut answer = call(Request::get(path), credentials.as_ref(), None::<&()>).await;
     if credentials.is_some() && matches!(answer, Err(Failure::Status { status: 401, .. })) {
-        // The server no longer knows this save (the sync renews it with the next
-        // score): the board itself is public, so show it without the own rank.
-        answer = call(Request::get(&path), None, None::<&()>).await;
+        // The sync renews the save with the next score.
+        answer = call(Request::get(path), None, None::<&()>).await;
     }
     answer.map_err(|failure| match failure {
         Failure::Network => BoardUnavailable::Offline,
@@ -49,6 +91,19 @@ pub async fn leaderboard(mode: Mode, board: Board) -> Result<Leaderboard, BoardU
         Failure::InvalidResponse => BoardUnavailable::Unreadable,
         Failure::Status { message, .. } => BoardUnavailable::Refused(message),
     })
+}
+
+/// `GET /api/texts/{short}`: the text a `/t/<short>` link names.
+pub async fn stored_text(short: &str) -> Result<StoredTextAnswer, String> {
+    let short: String = short.chars().filter(char::is_ascii_hexdigit).collect();
+    call(Request::get(&format!("/api/texts/{short}")), None, None::<&()>)
+        .await
+        .map_err(|failure| match failure {
+            Failure::Network | Failure::Timeout => {
+                "the text of this link needs a connection the first time it is opened".to_owned()
+            }
+            other => in_words(other),
+        })
 }
 
 /// `POST /api/devices/link-codes`: a one-time code for the player's other device.

@@ -40,6 +40,8 @@ pub struct Records {
     unsaved: RwSignal<usize>,
     /// The mode of the last game recorded in this page.
     last_played: RwSignal<Option<Mode>>,
+    /// The boards that game counts on.
+    last_boards: RwSignal<Vec<Board>>,
     coordinator: Coordinator,
 }
 
@@ -82,6 +84,7 @@ impl Records {
             bests: RwSignal::new(Vec::new()),
             unsaved: RwSignal::new(0),
             last_played: RwSignal::new(None),
+            last_boards: RwSignal::new(Vec::new()),
             coordinator,
         };
         spawn_local(async move {
@@ -118,6 +121,11 @@ impl Records {
         self.last_played.into()
     }
 
+    /// The boards the last game recorded in this page counts on (reactive).
+    pub fn last_boards(&self) -> Signal<Vec<Board>> {
+        self.last_boards.into()
+    }
+
     /// Writes a game that just ended durably — trying again until it commits — then
     /// has the sync deliver it. The signal follows the write: "saved" means committed.
     ///
@@ -145,6 +153,7 @@ impl Records {
         let score_id = game.score_id;
         let on_mode_boards = game.boards.contains(&Board::Mode);
         self.last_played.set(Some(mode));
+        self.last_boards.set(game.boards.clone());
         let saving = RwSignal::new(Saving::Pending);
         let records = *self;
         spawn_local(async move {
