@@ -11,6 +11,8 @@ mod input;
 mod modes;
 mod play;
 mod prompt;
+mod replay;
+mod report;
 mod result;
 mod seed;
 mod texts;
@@ -24,8 +26,9 @@ use leptos::ev;
 use leptos::prelude::*;
 use modes::ModePicker;
 use play::{Finished, Loading, Play};
+pub use replay::{ReplayPlayer, replay_code};
 use result::{Recording, ResultScreen};
-use texts::Corpora;
+pub use texts::Corpora;
 
 #[component]
 pub fn Game() -> impl IntoView {

@@ -10,7 +10,7 @@ use super::prompt::{Marks, PromptView};
 use super::texts::Assignment;
 use keydo_core::game::mode::Language;
 use keydo_core::game::score::{Stats, TIME_MODE_DURATION_MS};
-use keydo_core::{Edit, InputLog, KeyCounts, Mode, PromptId, Session};
+use keydo_core::{Edit, InputLog, KeyCounts, Mode, Prompt, PromptId, Session};
 use leptos::html::Input;
 use leptos::prelude::*;
 use std::time::Duration;
@@ -38,6 +38,8 @@ pub struct Finished {
     /// The prompt and every edit, which the server replays to verify the result.
     pub prompt: PromptId,
     pub input: InputLog,
+    /// The text `prompt` names, which the report and the replay play the log on.
+    pub target: Prompt,
 }
 
 /// The page's clock, the same one input events are stamped with.
@@ -57,6 +59,7 @@ pub fn Play(
 ) -> impl IntoView {
     let session = StoredValue::new(Session::new(mode, &assignment.prompt));
     let prompt_id = StoredValue::new(assignment.id.clone());
+    let prompt_text = StoredValue::new(assignment.prompt.clone());
     let marks = session.with_value(Marks::new);
     let (live, set_live) = signal(session.with_value(Session::stats));
     let (composing, set_composing) = signal(false);
@@ -80,6 +83,7 @@ pub fn Play(
                 keys: s.key_counts(),
                 prompt: prompt_id.get_value(),
                 input: s.input_log(),
+                target: prompt_text.get_value(),
             })
         });
         match result {

@@ -1,19 +1,20 @@
-//! Every `/api` call the page makes itself: the leaderboards and the player's devices,
-//! and what their failures mean in words. They go through `keydo-sync`'s one HTTP
+//! Every `/api` call the page makes itself: the leaderboards, a board entry's replay
+//! and the player's devices, and what their failures mean in words. They go through `keydo-sync`'s one HTTP
 //! client, [`call`], which the sync's own calls (creating a save, sending scores and
 //! profile changes) share: it adds the player's token, bounds the wait, and reads the
 //! API's error body (docs/api.md).
 
 use super::db;
 use gloo_net::http::Request;
-use keydo_core::Mode;
 use keydo_core::api::{
     Board, Credentials, Devices, IDEMPOTENCY_KEY_HEADER, Leaderboard, LinkCode, LinkCodeOwner,
     LinkDevice, SaveCreated,
 };
 use keydo_core::sync::classify::Failure;
+use keydo_core::{InputLog, Mode, PromptId};
 use keydo_sync::call;
 use leptos::prelude::window;
+use serde::Deserialize;
 use uuid::Uuid;
 
 /// Why a leaderboard cannot be shown.
@@ -49,6 +50,49 @@ pub async fn leaderboard(mode: Mode, board: Board) -> Result<Leaderboard, BoardU
         Failure::InvalidResponse => BoardUnavailable::Unreadable,
         Failure::Status { message, .. } => BoardUnavailable::Refused(message),
     })
+}
+
+/// A public, verified result as `GET /api/results/{code}/replay` gives it: what its
+/// replay plays, and whose it is (docs/api.md, "Results").
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ResultReplay {
+    pub mode: Mode,
+    pub prompt: PromptId,
+    /// The input log exactly as the server stored it.
+    pub input: InputLog,
+    /// The leaderboard value (see `keydo_core::game::mode::value_digits`).
+    pub value: i64,
+    pub display_name: String,
+    /// When the game ended, by its player's clock, in unix milliseconds.
+    pub played_at: i64,
+}
+
+/// Why a result's replay cannot be played.
+#[derive(Debug, Clone, PartialEq)]
+pub enum ReplayUnavailable {
+    /// No public result has this code: a mistyped link, or one held or removed.
+    NotFound,
+    /// The browser is offline, the server cannot be reached or did not answer in time.
+    Offline,
+    /// Anything else, in words.
+    Other(String),
+}
+
+/// `GET /api/results/{code}/replay`: the prompt and input log of the public result
+/// whose 验证 code is `code`. Public: it goes without the player's token.
+pub async fn result_replay(code: &str) -> Result<ResultReplay, ReplayUnavailable> {
+    if !window().navigator().on_line() {
+        return Err(ReplayUnavailable::Offline);
+    }
+    let path = format!("/api/results/{code}/replay");
+    call(Request::get(&path), None, None::<&()>)
+        .await
+        .map_err(|failure| match failure {
+            Failure::Status { status: 404, .. } => ReplayUnavailable::NotFound,
+            Failure::Network | Failure::Timeout => ReplayUnavailable::Offline,
+            other => ReplayUnavailable::Other(in_words(other)),
+        })
 }
 
 /// `POST /api/devices/link-codes`: a one-time code for the player's other device.
