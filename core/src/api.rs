@@ -154,6 +154,14 @@ pub struct ScoreAck {
     /// bests then describe the public boards, without this game.
     #[serde(default)]
     pub held: bool,
+    /// The result's code once the server accepted it: the 验证 code of its 成绩 line,
+    /// and its replay at `/r/<code>` once it is public (docs/api.md, "Results").
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub code: Option<String>,
+    /// For a game with a first-only board (a loaded text's 首打, the day's race):
+    /// whether this game is the player's first there. `None` for other games.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub first_attempt: Option<bool>,
 }
 
 /// `200` from `PATCH /api/saves/me`: the profile after the operation, and the fields

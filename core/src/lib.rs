@@ -13,6 +13,10 @@
 //!   they come from, the typing session and its input log, scoring, the figures, and
 //!   after the game: the 跟打 report (`game::report`), the 成绩 line and verification
 //!   code (`game::result_line`), and the frames of its playback (`game::playback`).
+//! * `practice`: practice that adapts (docs/practice.md): per-letter and per-字
+//!   statistics read from the input logs (`practice::stats`), and lessons that unlock
+//!   letters (`practice::english`) or pools of common 字 (`practice::chinese`) as the
+//!   player reaches a target speed, stressing the weakest.
 //! * `names`: display names: what a name may be, and when two names are the same.
 //! * `api`: the wire: the JSON bodies of `/api`, its error codes (`api::code`), and the
 //!   UTC+8 weeks client and server must agree on (`api::week`).
@@ -33,6 +37,7 @@
 pub mod api;
 pub mod game;
 pub mod names;
+pub mod practice;
 pub mod profile;
 pub mod sync;
 pub mod text;

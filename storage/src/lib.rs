@@ -32,5 +32,5 @@ mod records;
 
 pub use db::{DATABASE, Db, OPEN_WAIT, SCHEMA_VERSION};
 pub use error::StorageError;
-pub use meta::HeldResult;
+pub use meta::{HeldResult, VerifiedResult};
 pub use records::{Credentials, Profile, Recorded, SaveStart};

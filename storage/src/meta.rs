@@ -35,6 +35,20 @@ pub struct HeldResult {
     pub played_at: u64,
 }
 
+/// The codes the server gave delivered results (the 成绩 line's 验证), newest first.
+const VERIFIED_KEY: &str = "verified";
+/// How many codes are kept: enough for every result screen a player looks back at.
+const VERIFIED_KEPT: usize = 50;
+
+/// A delivered result and the code the server gave it: its 验证 code and its replay
+/// at `/r/<code>` (docs/genda.md).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, serde::Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct VerifiedResult {
+    pub score_id: Uuid,
+    pub code: String,
+}
+
 /// Where the delivered best of `mode` on `board` is kept.
 fn delivered_key(board: BestOf, mode: Mode) -> String {
     format!("delivered/{}/{}", board.id(), mode.id())
@@ -165,6 +179,37 @@ impl Db {
             held.truncate(HELD_KEPT);
             put(&meta, HELD_KEY, &held).await?;
             Ok(())
+        })
+        .await
+    }
+
+    /// Keeps the code the server gave a delivered result; the newest [`VERIFIED_KEPT`]
+    /// stay.
+    pub async fn note_verified(&self, score_id: Uuid, code: &str) -> Result<(), StorageError> {
+        self.transact(&[META], TransactionMode::ReadWrite, async |tx| {
+            let meta = tx.store(META)?;
+            let mut verified: Vec<VerifiedResult> =
+                get(&meta, VERIFIED_KEY).await?.unwrap_or_default();
+            verified.retain(|kept| kept.score_id != score_id);
+            verified.insert(
+                0,
+                VerifiedResult {
+                    score_id,
+                    code: code.to_owned(),
+                },
+            );
+            verified.truncate(VERIFIED_KEPT);
+            put(&meta, VERIFIED_KEY, &verified).await
+        })
+        .await
+    }
+
+    /// The codes of delivered results, newest first.
+    pub async fn verified(&self) -> Result<Vec<VerifiedResult>, StorageError> {
+        self.transact(&[META], TransactionMode::ReadOnly, async |tx| {
+            Ok(get(&tx.store(META)?, VERIFIED_KEY)
+                .await?
+                .unwrap_or_default())
         })
         .await
     }

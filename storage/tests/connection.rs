@@ -9,8 +9,8 @@
 mod common;
 
 use common::{PLAYED_AT, fresh_db, game, js, raw_read};
-use keydo_core::game::board::Board;
 use keydo_core::Mode;
+use keydo_core::game::board::Board;
 use keydo_storage::{Db, SCHEMA_VERSION, StorageError};
 use std::time::Duration;
 use uuid::Uuid;
@@ -87,8 +87,10 @@ async fn an_upgrade_asked_during_an_operation_proceeds_once_it_ends() {
     let (db, name) = fresh_db().await;
     let entry = game(Uuid::new_v4(), Mode::Words, 120, PLAYED_AT);
     // The write is under way when a newer release asks for its upgrade.
-    let (recorded, upgraded) =
-        futures::join!(db.record_result(&entry, &[Board::Mode]), upgrade(&name, SCHEMA_VERSION + 1));
+    let (recorded, upgraded) = futures::join!(
+        db.record_result(&entry, &[Board::Mode]),
+        upgrade(&name, SCHEMA_VERSION + 1)
+    );
     assert!(recorded.is_ok(), "{recorded:?}");
     assert_eq!(upgraded, "upgraded");
     let history = raw_read(&name, "history", "getAllKeys").await;

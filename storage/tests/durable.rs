@@ -7,8 +7,8 @@
 mod common;
 
 use common::{PLAYED_AT, fresh_db, game, raw_read};
-use keydo_core::game::board::Board;
 use keydo_core::Mode;
+use keydo_core::game::board::Board;
 use keydo_core::sync::outbox::OutboxEntry;
 use keydo_storage::{Credentials, Db, SaveStart};
 use uuid::Uuid;

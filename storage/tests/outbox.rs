@@ -8,8 +8,8 @@ mod common;
 
 use common::{PLAYED_AT, fresh_db, game, raw_read};
 use futures::future::join_all;
-use keydo_core::game::board::Board;
 use keydo_core::Mode;
+use keydo_core::game::board::Board;
 use keydo_core::sync::classify::{ErrorCode, Failure, Request};
 use keydo_core::sync::outbox::OutboxEntry;
 use keydo_core::text::hash::TextHash;
@@ -32,7 +32,12 @@ async fn outbox_keeps_the_best_per_profile_mode_and_week() {
 
     let first = db.record_result(&slow, &[Board::Mode]).await.unwrap();
     assert!(first.new_best);
-    assert!(db.record_result(&fast, &[Board::Mode]).await.unwrap().new_best);
+    assert!(
+        db.record_result(&fast, &[Board::Mode])
+            .await
+            .unwrap()
+            .new_best
+    );
     let after_tie = db.record_result(&tie, &[Board::Mode]).await.unwrap();
     assert!(!after_tie.new_best, "a tie is not a new best");
     assert_eq!(after_tie.best, fast.value);
@@ -78,12 +83,22 @@ async fn a_text_game_waits_for_its_first_and_best_boards_apart_from_the_mode() {
             .map(|e| e.score_id)
             .collect::<Vec<_>>()
     };
-    assert_eq!(on(Board::TextFirst { text }), [first.score_id], "首打 keeps the first");
+    assert_eq!(
+        on(Board::TextFirst { text }),
+        [first.score_id],
+        "首打 keeps the first"
+    );
     assert_eq!(on(Board::TextBest { text }), [faster.score_id]);
     assert_eq!(on(Board::Mode), [built_in.score_id]);
     assert_eq!(db.bests().await.unwrap(), [(Mode::Zh, built_in.value)]);
-    assert_eq!(db.text_best(Mode::Zh, text).await.unwrap(), Some(faster.value));
-    assert_eq!(db.text_best(Mode::Zh, TextHash::of("别的")).await.unwrap(), None);
+    assert_eq!(
+        db.text_best(Mode::Zh, text).await.unwrap(),
+        Some(faster.value)
+    );
+    assert_eq!(
+        db.text_best(Mode::Zh, TextHash::of("别的")).await.unwrap(),
+        None
+    );
 }
 
 #[wasm_bindgen_test]

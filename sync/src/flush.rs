@@ -95,6 +95,12 @@ pub async fn flush_with(
         let renewed_before = flush.renewed;
         let mut pending = due.iter();
         while let Some(entry) = pending.next() {
+            // The same game waiting for another of its boards: the server ranked it on
+            // every board it counts on when it acknowledged it (docs/genda.md, "Boards").
+            if flush.acked.contains(&entry.score_id) {
+                flush.db().await?.remove_if_unchanged(entry).await?;
+                continue;
+            }
             let failed = match &unreachable {
                 Some(offline) => Some(offline.clone()),
                 None => flush.deliver(entry).await?.err(),
@@ -169,6 +175,9 @@ impl<T: Transport> Flush<'_, T> {
             return Ok(sent.map(|_| ()));
         };
         self.db().await?.remove_if_unchanged(entry).await?;
+        if let Some(code) = &ack.code {
+            self.db().await?.note_verified(entry.score_id, code).await?;
+        }
         if ack.held {
             self.db().await?.note_held(entry).await?;
             self.report.held += 1;

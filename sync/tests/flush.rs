@@ -9,15 +9,16 @@
 #[path = "../../storage/tests/common/mod.rs"]
 mod common;
 
-use keydo_core::game::board::Board;
 use keydo_core::Mode;
 use keydo_core::api::week::week_of;
 use keydo_core::api::{Profile, ProfileAnswer, Save, SaveCreated, ScoreAck, ServerBest};
+use keydo_core::game::board::Board;
 use keydo_core::profile::{FieldValue, ProfileRecord, QueuedOperation, Theme};
 use keydo_core::sync::classify::{ErrorCode, Failure};
 use keydo_core::sync::coalesce::FlushKind;
 use keydo_core::sync::heal::HEAL_INTERVAL_MS;
 use keydo_core::sync::outbox::OutboxEntry;
+use keydo_core::text::hash::TextHash;
 use keydo_storage::{Credentials, Db};
 use keydo_sync::{Transport, flush_with};
 use std::cell::RefCell;
@@ -168,6 +169,8 @@ impl Transport for Scripted {
                 .holds_above
                 .borrow()
                 .is_some_and(|limit| entry.value > limit),
+            code: Some(code_of(entry.score_id)),
+            first_attempt: None,
         })
     }
 
@@ -235,6 +238,11 @@ impl Transport for Scripted {
     }
 }
 
+/// The code the scripted server gives a result.
+fn code_of(score_id: Uuid) -> String {
+    score_id.simple().to_string()[..6].to_uppercase()
+}
+
 /// Records a game played now, as the app does.
 async fn play(db: &Db, mode: Mode, correct_chars: u32) -> OutboxEntry {
     let profile = db.profile(0).await.unwrap().id;
@@ -266,6 +274,29 @@ async fn delivered(games: &[(Mode, u32)]) -> (Db, Scripted, Vec<OutboxEntry>) {
 
 fn last_error(entry: &OutboxEntry) -> Option<&str> {
     entry.sync.last_error.as_ref().map(ErrorCode::as_str)
+}
+
+#[wasm_bindgen_test]
+async fn a_game_waiting_for_several_boards_is_sent_once_and_its_code_kept() {
+    let (db, _) = common::fresh_db().await;
+    let profile = db.profile(0).await.unwrap().id;
+    let text = TextHash::of("同一段文字");
+    let game = common::game(profile, Mode::Zh, 90, js_sys::Date::now() as u64);
+    let boards = [Board::TextFirst { text }, Board::TextBest { text }];
+    db.record_result(&game, &boards).await.unwrap();
+    assert_eq!(db.outbox().await.unwrap().len(), 2, "one entry per board");
+
+    let server = Scripted::default();
+    let report = flush_with(&db.name(), &server, FlushKind::Automatic)
+        .await
+        .unwrap();
+    assert_eq!(report.delivered, 1);
+    assert_eq!(server.submitted(), [game.score_id], "sent once");
+    assert!(db.outbox().await.unwrap().is_empty());
+    let verified = db.verified().await.unwrap();
+    assert_eq!(verified.len(), 1);
+    assert_eq!(verified[0].score_id, game.score_id);
+    assert_eq!(verified[0].code, code_of(game.score_id));
 }
 
 #[wasm_bindgen_test]

@@ -1,4 +1,5 @@
-//! The typing game: pick a mode, type the prompt, see the result.
+//! The typing game: pick a mode, load a text (载文) or race the day's text, type the
+//! prompt, see the result.
 //!
 //! [`Game`] owns what outlives one game (the mode, the corpora, the seeds) and shows
 //! either the game in play or the last result; when a game ends it has the records
@@ -8,6 +9,7 @@
 
 mod chart;
 mod input;
+mod loader;
 mod modes;
 mod play;
 mod prompt;
@@ -15,26 +17,30 @@ mod replay;
 mod report;
 mod result;
 mod seed;
+mod source;
 mod texts;
 
 use crate::services::profile::ProfileService;
 use crate::services::records::Records;
 use keydo_core::Mode;
-use keydo_core::game::board::Board;
+use keydo_core::game::board::boards_of;
 use keydo_core::game::score;
+use keydo_core::text::daily::race_day;
 use leptos::ev;
 use leptos::prelude::*;
+use loader::TextLoader;
 use modes::ModePicker;
 use play::{Finished, Loading, Play};
 pub use replay::{ReplayPlayer, replay_code};
 use result::{Recording, ResultScreen};
+use source::Source;
 pub use texts::Corpora;
 
 #[component]
 pub fn Game() -> impl IntoView {
     let corpora = Corpora::load();
     let first_seed = seed::first_seed();
-    let (mode, set_mode) = signal(Mode::Time);
+    let (source, set_source) = signal(Source::Mode(Mode::Time));
     let (round, set_round) = signal(0u64);
     let (finished, set_finished) = signal(None::<(Finished, Recording)>);
     let records = expect_context::<Records>();
@@ -44,7 +50,7 @@ pub fn Game() -> impl IntoView {
     let recording = StoredValue::new(None::<Owner>);
     let finish = move |done: Finished| {
         let owner = game_owner.with_value(Owner::child);
-        let saving = owner.with(|| record(records, &done));
+        let saving = owner.with(|| record(records, corpora, &done));
         recording.set_value(Some(owner));
         set_finished.set(Some((done, saving)));
     };
@@ -53,12 +59,14 @@ pub fn Game() -> impl IntoView {
         set_finished.set(None);
         set_round.update(|round| *round += 1);
     };
-    let choose = move |chosen: Mode| {
-        set_mode.set(chosen);
+    let play = move |chosen: Source| {
+        set_source.set(chosen);
         restart();
     };
+    // "Next game": a loaded text's next 段, or the same source again.
+    let next_game = move || play(source.with_untracked(Source::after_finish));
     // The page opens in the player's preferred mode, once the profile is read, unless
-    // a game was already played or another mode picked.
+    // a game was already played or another mode or a text picked.
     if let Some(profile) = use_context::<ProfileService>() {
         let view = profile.view();
         let preferred = Memo::new(move |_| {
@@ -68,9 +76,9 @@ pub fn Game() -> impl IntoView {
             if let Some(preferred) = preferred.get()
                 && round.get_untracked() == 0
                 && finished.with_untracked(Option::is_none)
-                && mode.get_untracked() == Mode::Time
+                && source.with_untracked(|s| *s == Source::Mode(Mode::Time))
             {
-                set_mode.set(preferred);
+                set_source.set(Source::Mode(preferred));
             }
         });
     }
@@ -85,11 +93,13 @@ pub fn Game() -> impl IntoView {
 
     let stage = move || {
         if let Some((finished, saving)) = finished.get() {
-            return view! { <ResultScreen finished saving on_restart=restart/> }.into_any();
+            return view! { <ResultScreen finished saving on_restart=next_game/> }.into_any();
         }
-        let mode = mode.get();
+        let source = source.get();
+        let mode = source.mode();
         let seed = seed::seed_of_round(first_seed, round.get());
-        match corpora.assignment(mode, seed) {
+        let today = race_day(js_sys::Date::now() as i64);
+        match corpora.assignment_of(&source, seed, today) {
             None => view! { <Loading mode/> }.into_any(),
             Some(Err(error)) => view! {
                 <p class="texts-error" role="alert" data-testid="texts-error">{error.to_string()}</p>
@@ -106,21 +116,27 @@ pub fn Game() -> impl IntoView {
             .into_any(),
         }
     };
+    let picked = Memo::new(move |_| source.with(Source::picked_mode));
     view! {
-        <ModePicker current=mode on_choose=choose/>
+        <ModePicker current=picked on_choose=move |mode| play(Source::Mode(mode))/>
+        <TextLoader on_load=play/>
         <section class="stage" aria-label="Game">{stage}</section>
     }
 }
 
-/// Records a game the server would take; one it would refuse is only shown, with why.
-fn record(records: Records, done: &Finished) -> Recording {
+/// Records a game the server would take, on every board it counts on; one it would
+/// refuse is only shown, with why.
+fn record(records: Records, corpora: Corpora, done: &Finished) -> Recording {
     let value = score::value(done.mode, &done.stats);
     score::validate(done.mode, &done.stats, value)?;
+    // The corpus of a passage game is loaded: the game was played on it.
+    let passages = corpora.passages(done.mode).and_then(Result::ok);
+    let prompt = done.prompt.clone();
     Ok(records.record(
         done.mode,
         done.stats,
         done.prompt.clone(),
         done.input.clone(),
-        |_| vec![Board::Mode],
+        move |played_at| boards_of(&prompt, played_at, passages.as_ref()),
     ))
 }

@@ -7,7 +7,8 @@ use leptos::prelude::*;
 
 #[component]
 pub fn ModePicker(
-    current: ReadSignal<Mode>,
+    /// The mode being played; none while a loaded text or the day's race is.
+    current: Memo<Option<Mode>>,
     on_choose: impl Fn(Mode) + Copy + 'static,
 ) -> impl IntoView {
     view! {
@@ -19,7 +20,7 @@ pub fn ModePicker(
                         <button
                             class="mode"
                             data-testid=format!("mode-{}", mode.id())
-                            aria-pressed=move || (current.get() == mode).to_string()
+                            aria-pressed=move || (current.get() == Some(mode)).to_string()
                             on:click=move |_| on_choose(mode)
                         >
                             <span class="mode-name" lang=mode.language().tag()>{mode.name()}</span>

@@ -40,6 +40,8 @@ pub struct Finished {
     pub input: InputLog,
     /// The text `prompt` names, which the report and the replay play the log on.
     pub target: Prompt,
+    /// A loaded QQ text's 段号, for the 成绩 line.
+    pub segment: Option<u32>,
 }
 
 /// The page's clock, the same one input events are stamped with.
@@ -60,6 +62,7 @@ pub fn Play(
     let session = StoredValue::new(Session::new(mode, &assignment.prompt));
     let prompt_id = StoredValue::new(assignment.id.clone());
     let prompt_text = StoredValue::new(assignment.prompt.clone());
+    let segment = assignment.segment;
     let marks = session.with_value(Marks::new);
     let (live, set_live) = signal(session.with_value(Session::stats));
     let (composing, set_composing) = signal(false);
@@ -84,6 +87,7 @@ pub fn Play(
                 prompt: prompt_id.get_value(),
                 input: s.input_log(),
                 target: prompt_text.get_value(),
+                segment,
             })
         });
         match result {

@@ -50,6 +50,7 @@ pub fn ResultScreen(
         keys,
         input,
         target,
+        segment,
         ..
     } = finished;
     let value = score::value(mode, &stats);
@@ -82,10 +83,10 @@ pub fn ResultScreen(
     let result_line_view = game_report.as_ref().ok().map(|game_report| {
         let game_report = StoredValue::new(game_report.clone());
         let input_method = input_method.clone();
-        // Neither the 段号 of a loaded QQ text nor the 验证 code the server gives a
-        // result reach the result screen yet: the line has no 段 and reads 待验证.
+        // The 验证 code the server gives a result does not reach the result screen
+        // yet: the line reads 待验证.
         let line = Signal::derive(move || {
-            game_report.with_value(|r| result_line(r, None, input_method.as_deref(), None))
+            game_report.with_value(|r| result_line(r, segment, input_method.as_deref(), None))
         });
         view! { <ResultLine line/> }
     });

@@ -3,11 +3,13 @@
 //!
 //! Each corpus loads on its own, so a broken `quotes.json` costs the `quote` mode only.
 
+use super::source::{Source, daily_mode};
 use crate::services::texts::{LoadError, load};
 use keydo_core::game::corpora;
 use keydo_core::game::texts::{
     self, Passage, Passages, TIME_MODE_WORD_COUNT, WORDS_MODE_WORD_COUNT, WordList,
 };
+use keydo_core::text::daily::raced_passage;
 use keydo_core::{Mode, Prompt, PromptId, Seed};
 use leptos::prelude::*;
 
@@ -19,6 +21,8 @@ pub struct Assignment {
     pub id: PromptId,
     /// Shown under a passage; random words have none.
     pub attribution: Option<String>,
+    /// A loaded QQ text's 段号, for the 成绩 line.
+    pub segment: Option<u32>,
 }
 
 /// The three corpora, each loading (`None`), loaded or failed.
@@ -45,6 +49,7 @@ impl Corpora {
             prompt: texts::words_prompt(words, seed.get(), count),
             id: PromptId::for_game(mode, seed, None),
             attribution: None,
+            segment: None,
         };
         let passage_game = |passages: &Passages| {
             let passage = texts::pick_passage(passages, seed.get());
@@ -62,6 +67,51 @@ impl Corpora {
             Mode::Quote => self.quotes.get()?.map(|p| passage_game(&p)),
             Mode::Zh => self.zh.get()?.map(|p| passage_game(&p)),
         })
+    }
+
+    /// The game `source` plays (reactive, for the passages a source needs); `seed`
+    /// draws a mode's prompt, `today` is the race day for the day's race.
+    pub fn assignment_of(
+        &self,
+        source: &Source,
+        seed: Seed,
+        today: i64,
+    ) -> Option<Result<Assignment, LoadError>> {
+        match source {
+            Source::Mode(mode) => self.assignment(*mode, seed),
+            Source::Text(loaded) => {
+                let text = loaded.current().clone();
+                let (place, count) = loaded.progress();
+                let part = (count > 1).then(|| format!("{place}/{count}"));
+                let attribution = [loaded.title.clone(), part]
+                    .into_iter()
+                    .flatten()
+                    .collect::<Vec<_>>();
+                Some(Ok(Assignment {
+                    prompt: text.prompt(),
+                    id: PromptId::Text { text },
+                    attribution: (!attribution.is_empty()).then(|| attribution.join(" · ")),
+                    segment: loaded.segment_no(),
+                }))
+            }
+            Source::Daily(language) => {
+                let mode = daily_mode(*language);
+                Some(self.passages(mode)?.map(|passages| {
+                    let passage = raced_passage(&passages, today);
+                    attributed(passage, PromptId::for_game(mode, seed, Some(&passage.id)))
+                }))
+            }
+        }
+    }
+
+    /// The passages of a passage mode's corpus, once loaded (reactive); `None` for the
+    /// word modes, whose prompts come from the word list.
+    pub fn passages(&self, mode: Mode) -> Option<Result<Passages, LoadError>> {
+        match mode {
+            Mode::Quote => self.quotes.get(),
+            Mode::Zh => self.zh.get(),
+            Mode::Time | Mode::Words => None,
+        }
     }
 }
 
@@ -92,5 +142,6 @@ fn attributed(passage: &Passage, id: PromptId) -> Assignment {
         prompt: passage.text.clone(),
         id,
         attribution: Some(format!("— {}, {}{year}", passage.author, passage.source)),
+        segment: None,
     }
 }

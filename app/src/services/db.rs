@@ -7,7 +7,7 @@
 
 use keydo_core::api::Credentials;
 use keydo_core::sync::outbox::OutboxEntry;
-use keydo_storage::{Db, HeldResult, StorageError};
+use keydo_storage::{Db, HeldResult, StorageError, VerifiedResult};
 
 /// Every outbox entry, sendable and blocked.
 pub async fn outbox() -> Result<Vec<OutboxEntry>, StorageError> {
@@ -17,6 +17,11 @@ pub async fn outbox() -> Result<Vec<OutboxEntry>, StorageError> {
 /// The results the server holds for review (docs/replay.md), newest first.
 pub async fn held() -> Result<Vec<HeldResult>, StorageError> {
     Db::open().await?.held().await
+}
+
+/// The codes the server gave delivered results, newest first.
+pub async fn verified() -> Result<Vec<VerifiedResult>, StorageError> {
+    Db::open().await?.verified().await
 }
 
 /// The server save's credentials, if the sync has created one and the database can

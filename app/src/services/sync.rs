@@ -19,9 +19,10 @@ use keydo_core::Mode;
 use keydo_core::sync::backoff::timer_delay_ms;
 use keydo_core::sync::classify::ErrorCode;
 use keydo_core::sync::coalesce::{Coalescer, FlushKind};
-use keydo_storage::HeldResult;
+use keydo_storage::{HeldResult, VerifiedResult};
 use leptos::prelude::*;
 use leptos::task::spawn_local;
+use std::collections::HashSet;
 use std::time::Duration;
 use uuid::Uuid;
 use wasm_bindgen::JsCast;
@@ -41,6 +42,8 @@ pub struct SyncView {
     pub blocked: Vec<BlockedResult>,
     /// Results the server accepted but holds for review before the public boards.
     pub held: Vec<HeldResult>,
+    /// The codes the server gave delivered results (the 成绩 line's 验证), newest first.
+    pub verified: Vec<VerifiedResult>,
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -222,14 +225,22 @@ impl Coordinator {
             })
             .collect();
         let held = db::held().await.unwrap_or_default();
+        let verified = db::verified().await.unwrap_or_default();
+        // A game waits once however many of its boards it waits for.
+        let pending = outbox
+            .iter()
+            .map(|e| e.score_id)
+            .collect::<HashSet<_>>()
+            .len();
         let before = view.try_get_untracked().map(|shown| shown.pending);
         view.try_set(SyncView {
-            pending: outbox.len(),
+            pending,
             last_error,
             blocked,
             held,
+            verified,
         });
-        let fewer_pending = before.is_some_and(|before| outbox.len() < before);
+        let fewer_pending = before.is_some_and(|before| pending < before);
         if fewer_pending {
             self.delivered.try_update(|n| *n += 1);
         }

@@ -173,12 +173,16 @@ mod tests {
         let hash = text.hash();
         assert_eq!(
             boards_of(&pasted, 0, None),
-            [Board::TextFirst { text: hash }, Board::TextBest { text: hash }]
+            [
+                Board::TextFirst { text: hash },
+                Board::TextBest { text: hash }
+            ]
         );
         // 2026-12-02 12:00 UTC+8, and the passage raced that day in Chinese.
         let noon = 1_796_184_000_000u64;
         let day = race_day(noon as i64);
-        let raced = crate::text::daily::daily_passage(corpora, day, crate::game::mode::Language::Chinese);
+        let raced =
+            crate::text::daily::daily_passage(corpora, day, crate::game::mode::Language::Chinese);
         let on = |passage: &str, at: u64| {
             let prompt = PromptId::Passage {
                 corpus: crate::game::prompt_id::Corpus::Zh,
@@ -186,10 +190,18 @@ mod tests {
             };
             boards_of(&prompt, at, Some(&corpora.zh))
         };
-        assert_eq!(on(&raced.id, noon), [Board::DailyFirst { day }, Board::Mode]);
+        assert_eq!(
+            on(&raced.id, noon),
+            [Board::DailyFirst { day }, Board::Mode]
+        );
         // The same passage a day later is not that day's race (no passage runs twice).
         assert_eq!(on(&raced.id, noon + 86_400_000), [Board::Mode]);
-        let other = corpora.zh.passages().iter().find(|p| p.id != raced.id).unwrap();
+        let other = corpora
+            .zh
+            .passages()
+            .iter()
+            .find(|p| p.id != raced.id)
+            .unwrap();
         assert_eq!(on(&other.id, noon), [Board::Mode]);
         let seeded = PromptId::for_game(crate::Mode::Words, crate::Seed::new(7).unwrap(), None);
         assert_eq!(boards_of(&seeded, noon, None), [Board::Mode]);

@@ -81,6 +81,8 @@ pub async fn submit(
         weekly_best: bests.weekly.map(|best| best.value),
         week: current_week,
         held,
+        code: None,
+        first_attempt: None,
     }))
 }
 

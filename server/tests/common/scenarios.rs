@@ -160,8 +160,11 @@ pub async fn a_lower_score_is_a_no_op(server: &TestServer) {
             weekly_best: Some(best),
             week,
             held: false,
+            code: lower.code.clone(),
+            first_attempt: None,
         }
     );
+    assert!(lower.code.is_some(), "every accepted result has a code");
     let equal = submit(server, save.token, &resubmitted(&first_game)).await;
     assert!(!equal.improved, "a tie keeps the earlier game");
 

@@ -1,0 +1,131 @@
+//! 载文: the ways a text reaches a game (docs/genda.md), and the day's race buttons.
+//!
+//! A text comes from the "Load a text" field, from Ctrl/Cmd+V anywhere outside a text
+//! field, or from the system's share sheet (the manifest's `share_target` opens
+//! `/?title=…&text=…`). Each is read by [`Loaded::parse`]; one the rules refuse is
+//! shown with why, and the game in play is left alone.
+
+use super::source::{Loaded, Source};
+use keydo_core::game::mode::Language;
+use leptos::ev;
+use leptos::html::Textarea;
+use leptos::prelude::*;
+use wasm_bindgen::JsCast;
+
+#[component]
+pub fn TextLoader(on_load: impl Fn(Source) + Copy + 'static) -> impl IntoView {
+    let (error, set_error) = signal(None::<String>);
+    let field = NodeRef::<Textarea>::new();
+    let load = move |raw: &str, title: Option<&str>| match Loaded::parse(raw, title) {
+        Ok(loaded) => {
+            set_error.set(None);
+            on_load(Source::Text(loaded));
+            true
+        }
+        Err(refused) => {
+            set_error.set(Some(refused.to_string()));
+            false
+        }
+    };
+
+    // Ctrl/Cmd+V outside any text field loads what was pasted.
+    let on_paste = window_event_listener(ev::paste, move |event| {
+        if event.default_prevented() || is_text_field(event.target()) {
+            return;
+        }
+        let text = event
+            .clipboard_data()
+            .and_then(|data| data.get_data("text").ok())
+            .unwrap_or_default();
+        if !text.trim().is_empty() {
+            event.prevent_default();
+            load(&text, None);
+        }
+    });
+    on_cleanup(move || on_paste.remove());
+
+    // A share opens `/?title=…&text=…`: load it once, then drop the query so a
+    // reload does not load it again.
+    if let Some(shared) = shared_text() {
+        load(&shared.text, shared.title.as_deref());
+        if let Ok(history) = window().history() {
+            let _ = history.replace_state_with_url(&wasm_bindgen::JsValue::NULL, "", Some("/"));
+        }
+    }
+
+    let submit = move |_| {
+        let Some(field) = field.get_untracked() else {
+            return;
+        };
+        if load(&field.value(), None) {
+            field.set_value("");
+        }
+    };
+    view! {
+        <div class="loader">
+            <details class="load-text" data-testid="load-text-panel">
+                <summary lang="zh-Hans">"载文 · Load a text"</summary>
+                <label class="load-text-label" for="load-text-field">
+                    "Paste any text (a QQ 发文 message too), or press Ctrl+V anywhere outside a field."
+                </label>
+                <textarea
+                    id="load-text-field"
+                    class="load-text-field"
+                    rows="4"
+                    node_ref=field
+                    data-testid="load-text-field"
+                ></textarea>
+                <button class="load-text-button" data-testid="load-text" on:click=submit>"Type this text"</button>
+            </details>
+            <div class="daily" role="group" aria-label="The day's race">
+                <button
+                    class="daily-button"
+                    lang="zh-Hans"
+                    data-testid="daily-zh"
+                    on:click=move |_| on_load(Source::Daily(Language::Chinese))
+                >"今日赛文"</button>
+                <button
+                    class="daily-button"
+                    data-testid="daily-en"
+                    on:click=move |_| on_load(Source::Daily(Language::English))
+                >"Today's race"</button>
+            </div>
+            {move || error.get().map(|error| view! {
+                <p class="load-text-error" role="alert" data-testid="load-text-error">
+                    {format!("This text cannot be loaded: {error}")}
+                </p>
+            })}
+        </div>
+    }
+}
+
+/// Whether a paste lands in a field of its own (the typing field, the load field,
+/// the profile's name): such a paste is the field's.
+fn is_text_field(target: Option<web_sys::EventTarget>) -> bool {
+    target
+        .and_then(|target| target.dyn_into::<web_sys::Element>().ok())
+        .is_some_and(|element| {
+            matches!(element.tag_name().as_str(), "INPUT" | "TEXTAREA")
+                || element
+                    .dyn_ref::<web_sys::HtmlElement>()
+                    .is_some_and(|e| e.is_content_editable())
+        })
+}
+
+/// What a share target delivered in the page's query string.
+struct Shared {
+    text: String,
+    title: Option<String>,
+}
+
+/// The shared text (and title) in `location.search`. A shared link alone (`url`) is
+/// not a text to type.
+fn shared_text() -> Option<Shared> {
+    let search = window().location().search().ok()?;
+    let params = web_sys::UrlSearchParams::new_with_str(&search).ok()?;
+    let text = params.get("text").filter(|t| !t.trim().is_empty())?;
+    Some(Shared {
+        text,
+        title: params.get("title"),
+    })
+}
