@@ -1,8 +1,9 @@
 // The 跟打 result screen, end to end: a game typed offline in Chromium (one mistake fixed,
 // one left) shows the public-log notice, the report of every unit and the 成绩 line;
 // Copy puts exactly that line on the clipboard; the local replay (still offline) ends
-// on exactly the text typed. Back online, the result reaches the board, and its replay
-// at /r/<code> (the code the server gave the result) ends on the same text.
+// on exactly the text typed. Back online, the result reaches the board, its 成绩 line
+// turns from 待验证 to the code the server gave it, and its replay at /r/<code> ends on
+// the same text.
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { launchBrowser, startServer } from './harness.mjs';
@@ -133,6 +134,12 @@ describe('the result screen', () => {
     await context.setOffline(false);
     await waitPending(page, 0, 60_000);
     assert.match(scoreCode ?? '', /^[2-9A-HJ-NP-Z]{6}$/, 'the server gave the result a code');
+    // The result screen still shows: its 成绩 line now carries the code.
+    await page.waitForFunction(
+      (code) => document.querySelector('[data-testid="result-line"]').textContent.endsWith(` KeyDo 验证:${code}`),
+      scoreCode,
+      { timeout: 30_000 },
+    );
 
     await page.goto(`${server.origin}/r/${scoreCode}`);
     await page.getByTestId('board-replay-who').waitFor({ timeout: 30_000 });

@@ -83,10 +83,11 @@ pub fn ResultScreen(
     let result_line_view = game_report.as_ref().ok().map(|game_report| {
         let game_report = StoredValue::new(game_report.clone());
         let input_method = input_method.clone();
-        // The 验证 code the server gives a result does not reach the result screen
-        // yet: the line reads 待验证.
+        let verification = verification_code(&saving);
         let line = Signal::derive(move || {
-            game_report.with_value(|r| result_line(r, segment, input_method.as_deref(), None))
+            let code = verification.get();
+            game_report
+                .with_value(|r| result_line(r, segment, input_method.as_deref(), code.as_deref()))
         });
         view! { <ResultLine line/> }
     });
@@ -154,6 +155,26 @@ pub fn ResultScreen(
             {replay}
         </section>
     }
+}
+
+/// The 验证 code the server gave this game's result once it was delivered (reactive:
+/// it arrives while the screen shows); `None` until then, and for a game not recorded.
+fn verification_code(saving: &Recording) -> Signal<Option<String>> {
+    let Ok(saving) = *saving else {
+        return Signal::derive(|| None);
+    };
+    let sync = expect_context::<Coordinator>().view();
+    Signal::derive(move || {
+        let Saving::Saved { score_id, .. } = saving.get() else {
+            return None;
+        };
+        sync.with(|v| {
+            v.verified
+                .iter()
+                .find(|verified| verified.score_id == score_id)
+                .map(|verified| verified.code.clone())
+        })
+    })
 }
 
 /// Before this device's first upload (it has no save on the server yet): the boards
