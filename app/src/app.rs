@@ -1,9 +1,11 @@
 //! The top-level component: starts the services (the page's I/O), then lays out the
 //! game, the offline shell's status (in the header `index.html` paints before the wasm
-//! runs), and (tasks later) the sync status, the leaderboards and the profile.
+//! runs), and (tasks later) the sync status, the leaderboards and the profile. At
+//! `/r/<code>` a board entry's replay takes the game's place.
 
 use crate::appearance;
-use crate::game::Game;
+use crate::board_replay::BoardReplay;
+use crate::game::{Game, replay_code};
 use crate::leaderboard::Leaderboard;
 use crate::profile_panel::ProfilePanel;
 use crate::services;
@@ -35,9 +37,14 @@ pub fn App() -> impl IntoView {
         .get_element_by_id("shell-status")
         .expect("index.html has #shell-status")
         .unchecked_into();
+    let replay = replay_code(&window().location().pathname().unwrap_or_default());
+    let main = match replay {
+        Some(code) => view! { <BoardReplay code/> }.into_any(),
+        None => view! { <Game/> }.into_any(),
+    };
     view! {
         <Portal mount=status_slot><ShellStatus/></Portal>
-        <Game/>
+        {main}
         <aside class="side">
             <Show when=move || { panels_drawn.get() >= 1 }><SyncStatus/></Show>
             <Show when=move || { panels_drawn.get() >= 2 }><Leaderboard/></Show>

@@ -110,10 +110,7 @@ pub fn Leaderboard() -> impl IntoView {
 
 /// The 跟打 boards of the last game, if it has any: its first-only board (a loaded
 /// text's 首打 or the day's race) and, for a loaded text, its best board.
-fn genda_boards(
-    mode: Mode,
-    boards: &[GameBoard],
-) -> Option<(TextBoardRef, Option<TextBoardRef>)> {
+fn genda_boards(mode: Mode, boards: &[GameBoard]) -> Option<(TextBoardRef, Option<TextBoardRef>)> {
     boards.iter().find_map(|board| match *board {
         GameBoard::TextFirst { text } => Some((
             TextBoardRef::Text {

@@ -2,6 +2,7 @@
 
 mod app;
 mod appearance;
+mod board_replay;
 mod devices;
 mod game;
 mod leaderboard;

@@ -13,6 +13,8 @@ mod loader;
 mod modes;
 mod play;
 mod prompt;
+mod replay;
+mod report;
 mod result;
 mod seed;
 mod source;
@@ -29,9 +31,10 @@ use leptos::prelude::*;
 use loader::TextLoader;
 use modes::ModePicker;
 use play::{Finished, Loading, Play};
+pub use replay::{ReplayPlayer, replay_code};
 use result::{Recording, ResultScreen};
 use source::Source;
-use texts::Corpora;
+pub use texts::Corpora;
 
 #[component]
 pub fn Game() -> impl IntoView {

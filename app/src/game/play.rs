@@ -10,7 +10,7 @@ use super::prompt::{Marks, PromptView};
 use super::texts::Assignment;
 use keydo_core::game::mode::Language;
 use keydo_core::game::score::{Stats, TIME_MODE_DURATION_MS};
-use keydo_core::{Edit, InputLog, KeyCounts, Mode, PromptId, Session};
+use keydo_core::{Edit, InputLog, KeyCounts, Mode, Prompt, PromptId, Session};
 use leptos::html::Input;
 use leptos::prelude::*;
 use std::time::Duration;
@@ -38,6 +38,8 @@ pub struct Finished {
     /// The prompt and every edit, which the server replays to verify the result.
     pub prompt: PromptId,
     pub input: InputLog,
+    /// The text `prompt` names, which the report and the replay play the log on.
+    pub target: Prompt,
     /// A loaded QQ text's 段号, for the 成绩 line.
     pub segment: Option<u32>,
 }
@@ -59,6 +61,7 @@ pub fn Play(
 ) -> impl IntoView {
     let session = StoredValue::new(Session::new(mode, &assignment.prompt));
     let prompt_id = StoredValue::new(assignment.id.clone());
+    let prompt_text = StoredValue::new(assignment.prompt.clone());
     let segment = assignment.segment;
     let marks = session.with_value(Marks::new);
     let (live, set_live) = signal(session.with_value(Session::stats));
@@ -83,6 +86,7 @@ pub fn Play(
                 keys: s.key_counts(),
                 prompt: prompt_id.get_value(),
                 input: s.input_log(),
+                target: prompt_text.get_value(),
                 segment,
             })
         });

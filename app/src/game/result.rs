@@ -5,20 +5,32 @@
 //! only once that write has committed ("Not saved yet" while a failed write waits for
 //! its next attempt). Games the server would refuse (too short, too fast, too
 //! inaccurate) are shown but not recorded, with the reason.
+//!
+//! Below the figures: the 成绩 line and its Copy button, the 跟打 report (computed once,
+//! when the screen opens) and a Replay button that plays the game back from its own
+//! log, offline too.
 
+mod line;
 mod rows;
 
 use super::chart::SpeedChart;
 use super::play::Finished;
+use super::replay::ReplayPlayer;
+use super::report::ReportView;
+use crate::services::db;
 use crate::services::profile::ProfileService;
 use crate::services::records::Saving;
 use crate::services::sync::Coordinator;
 use crate::wording;
 use keydo_core::game::figures::Figures;
 use keydo_core::game::mode::{Language, value_digits};
+use keydo_core::game::playback::Playback;
+use keydo_core::game::report::report;
+use keydo_core::game::result_line::result_line;
 use keydo_core::game::score::{self, Implausible};
 use leptos::html::H2;
 use leptos::prelude::*;
+use line::ResultLine;
 use rows::{FigureRow, figure_rows};
 
 /// Where recording the finished game stands: a signal that follows the write, or why
@@ -36,6 +48,9 @@ pub fn ResultScreen(
         stats,
         samples,
         keys,
+        input,
+        target,
+        segment,
         ..
     } = finished;
     let value = score::value(mode, &stats);
@@ -62,6 +77,40 @@ pub fn ResultScreen(
             })
         })
         .flatten();
+    // The report and the 成绩 line: one replay of the log, when the screen opens.
+    let game_report = report(mode, &target, &input);
+    let target_chars: Vec<char> = target.as_str().chars().collect();
+    let result_line_view = game_report.as_ref().ok().map(|game_report| {
+        let game_report = StoredValue::new(game_report.clone());
+        let input_method = input_method.clone();
+        let verification = verification_code(&saving);
+        let line = Signal::derive(move || {
+            let code = verification.get();
+            game_report
+                .with_value(|r| result_line(r, segment, input_method.as_deref(), code.as_deref()))
+        });
+        view! { <ResultLine line/> }
+    });
+    let report_view = match game_report {
+        Ok(game_report) => {
+            view! { <ReportView mode report=game_report target=target_chars.clone()/> }.into_any()
+        }
+        Err(error) => view! {
+            <p class="saving refused" data-testid="report-error">{format!("No report: {error}")}</p>
+        }
+        .into_any(),
+    };
+    let (replaying, set_replaying) = signal(false);
+    let replay = move || {
+        replaying.get().then(|| match Playback::new(mode, &target, &input) {
+            Ok(playback) => view! {
+                <ReplayPlayer playback target=target_chars.clone() language=mode.language() autoplay=true/>
+            }
+            .into_any(),
+            Err(error) => view! { <p class="saving refused">{format!("No replay: {error}")}</p> }.into_any(),
+        })
+    };
+    let public_notice = saving.is_ok().then(PublicNotice);
     let rows = figure_rows(mode, &stats, &figures, input_method.as_deref())
         .into_iter()
         .map(|FigureRow { id, name, figure }| {
@@ -90,9 +139,57 @@ pub fn ResultScreen(
                 <span class="score-unit" data-testid="result-unit">{mode.speed_unit()}</span>
             </p>
             <dl class="figures">{rows}</dl>
+            {result_line_view}
             <SavingStatus saving/>
+            {public_notice}
             <SpeedChart mode samples/>
+            {report_view}
+            <button
+                class="replay-toggle"
+                data-testid="replay-local"
+                aria-expanded=move || replaying.get().to_string()
+                on:click=move |_| set_replaying.update(|on| *on = !*on)
+            >
+                {move || if replaying.get() { "Hide replay" } else { "Replay" }}
+            </button>
+            {replay}
         </section>
+    }
+}
+
+/// The 验证 code the server gave this game's result once it was delivered (reactive:
+/// it arrives while the screen shows); `None` until then, and for a game not recorded.
+fn verification_code(saving: &Recording) -> Signal<Option<String>> {
+    let Ok(saving) = *saving else {
+        return Signal::derive(|| None);
+    };
+    let sync = expect_context::<Coordinator>().view();
+    Signal::derive(move || {
+        let Saving::Saved { score_id, .. } = saving.get() else {
+            return None;
+        };
+        sync.with(|v| {
+            v.verified
+                .iter()
+                .find(|verified| verified.score_id == score_id)
+                .map(|verified| verified.code.clone())
+        })
+    })
+}
+
+/// Before this device's first upload (it has no save on the server yet): the boards
+/// publish results with their keystroke log (docs/api.md, "Results").
+#[component]
+fn PublicNotice() -> impl IntoView {
+    let never_uploaded = LocalResource::new(|| async { db::credentials().await.is_none() });
+    move || {
+        never_uploaded.get().unwrap_or(false).then(|| {
+            view! {
+                <p class="saving public-notice" data-testid="public-notice">
+                    "Results sent to the boards are public with their keystroke log, so anyone can replay them."
+                </p>
+            }
+        })
     }
 }
 

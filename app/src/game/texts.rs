@@ -5,6 +5,7 @@
 
 use super::source::{Source, daily_mode};
 use crate::services::texts::{LoadError, load};
+use keydo_core::game::corpora;
 use keydo_core::game::texts::{
     self, Passage, Passages, TIME_MODE_WORD_COUNT, WORDS_MODE_WORD_COUNT, WordList,
 };
@@ -111,6 +112,26 @@ impl Corpora {
             Mode::Zh => self.zh.get(),
             Mode::Time | Mode::Words => None,
         }
+    }
+}
+
+impl Corpora {
+    /// The prompt `id` names for a game of `mode`, built as the server builds it
+    /// (core's `Corpora::prompt`), once all three corpora are there (reactive): what a
+    /// board entry's replay plays its log on.
+    pub fn prompt(&self, mode: Mode, id: &PromptId) -> Option<Result<Prompt, String>> {
+        let (words, quotes, zh) = (self.words.get()?, self.quotes.get()?, self.zh.get()?);
+        let all = (|| {
+            Ok(corpora::Corpora {
+                words: words?,
+                quotes: quotes?,
+                zh: zh?,
+            })
+        })();
+        Some(
+            all.map_err(|error: LoadError| error.to_string())
+                .and_then(|all| all.prompt(mode, id).map_err(|error| error.to_string())),
+        )
     }
 }
 

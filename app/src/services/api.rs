@@ -1,6 +1,6 @@
 //! Every `/api` call the page makes itself: the leaderboards (跟打's too), a linked
-//! text, and the player's devices,
-//! and what their failures mean in words. They go through `keydo-sync`'s one HTTP
+//! text, a board entry's replay and the player's devices, and what their failures mean
+//! in words. They go through `keydo-sync`'s one HTTP
 //! client, [`call`], which the sync's own calls (creating a save, sending scores and
 //! profile changes) share: it adds the player's token, bounds the wait, and reads the
 //! API's error body (docs/api.md).
@@ -10,12 +10,12 @@ use gloo_net::http::Request;
 use keydo_core::Mode;
 use keydo_core::api::{
     Board, Credentials, Devices, IDEMPOTENCY_KEY_HEADER, Leaderboard, LinkCode, LinkCodeOwner,
-    LinkDevice, SaveCreated, StoredTextAnswer, TextBoard,
+    LinkDevice, ResultReplay, SaveCreated, StoredTextAnswer, TextBoard,
 };
 use keydo_core::game::board::Ranking;
 use keydo_core::game::mode::Language;
-use keydo_core::text::hash::TextHash;
 use keydo_core::sync::classify::Failure;
+use keydo_core::text::hash::TextHash;
 use keydo_sync::call;
 use leptos::prelude::window;
 use uuid::Uuid;
@@ -96,13 +96,44 @@ async fn fetch_board<T: serde::de::DeserializeOwned>(path: &str) -> Result<T, Bo
 /// `GET /api/texts/{short}`: the text a `/t/<short>` link names.
 pub async fn stored_text(short: &str) -> Result<StoredTextAnswer, String> {
     let short: String = short.chars().filter(char::is_ascii_hexdigit).collect();
-    call(Request::get(&format!("/api/texts/{short}")), None, None::<&()>)
+    call(
+        Request::get(&format!("/api/texts/{short}")),
+        None,
+        None::<&()>,
+    )
+    .await
+    .map_err(|failure| match failure {
+        Failure::Network | Failure::Timeout => {
+            "the text of this link needs a connection the first time it is opened".to_owned()
+        }
+        other => in_words(other),
+    })
+}
+
+/// Why a result's replay cannot be played.
+#[derive(Debug, Clone, PartialEq)]
+pub enum ReplayUnavailable {
+    /// No public result has this code: a mistyped link, or one held or removed.
+    NotFound,
+    /// The browser is offline, the server cannot be reached or did not answer in time.
+    Offline,
+    /// Anything else, in words.
+    Other(String),
+}
+
+/// `GET /api/results/{code}/replay`: the prompt and input log of the public result
+/// whose 验证 code is `code`. Public: it goes without the player's token.
+pub async fn result_replay(code: &str) -> Result<ResultReplay, ReplayUnavailable> {
+    if !window().navigator().on_line() {
+        return Err(ReplayUnavailable::Offline);
+    }
+    let path = format!("/api/results/{code}/replay");
+    call(Request::get(&path), None, None::<&()>)
         .await
         .map_err(|failure| match failure {
-            Failure::Network | Failure::Timeout => {
-                "the text of this link needs a connection the first time it is opened".to_owned()
-            }
-            other => in_words(other),
+            Failure::Status { status: 404, .. } => ReplayUnavailable::NotFound,
+            Failure::Network | Failure::Timeout => ReplayUnavailable::Offline,
+            other => ReplayUnavailable::Other(in_words(other)),
         })
 }
 
