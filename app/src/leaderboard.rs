@@ -140,7 +140,7 @@ fn TextBoards(
     first: TextBoardRef,
     best: Option<TextBoardRef>,
     /// Fetched again as [`Leaderboard`] is: on deliveries and on Refresh.
-    delivered: Signal<usize>,
+    delivered: Signal<u64>,
     refreshes: ReadSignal<u32>,
 ) -> impl IntoView {
     let (shown, set_shown) = signal(first);
@@ -202,7 +202,7 @@ fn text_table(mode: Mode, board: TextBoard) -> impl IntoView {
                                 {e.name_suffix.map(|tag| view! { " " <span class="name-suffix" translate="no">{format!("#{tag}")}</span> })}
                                 {mine.then_some(" (you)")}</td>
                             <td>{value_digits(e.value)}</td>
-                            <td>{e.code.map(|code| view! { <a href=format!("/r/{code}")>{code.clone()}</a> })}</td>
+                            <td>{e.code.clone().map(|code| view! { <a href=format!("/r/{code}")>{code.clone()}</a> })}</td>
                         </tr>
                     }
                 }).collect_view()}

@@ -73,7 +73,16 @@ fn api_words(code: ApiCode) -> &'static str {
         ApiCode::InvalidQuery
         | ApiCode::InvalidMode
         | ApiCode::InvalidBoard
+        | ApiCode::InvalidText
+        | ApiCode::InvalidRanking
+        | ApiCode::InvalidDay
+        | ApiCode::InvalidLanguage
         | ApiCode::InvalidLimit => "The server did not understand the leaderboard request.",
+        ApiCode::TextNotFound => "The server does not know this text's link.",
+        ApiCode::ResultNotFound => "No public result has this code.",
+        ApiCode::TooManyTexts => {
+            "This device sent many new texts lately; the server takes more in a while."
+        }
         ApiCode::InvalidIdempotencyKey | ApiCode::IdempotencyKeyReused => {
             "The server refused this request's resend key."
         }

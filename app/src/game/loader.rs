@@ -2,14 +2,17 @@
 //!
 //! A text comes from the "Load a text" field, from Ctrl/Cmd+V anywhere outside a text
 //! field, or from the system's share sheet (the manifest's `share_target` opens
-//! `/?title=…&text=…`). Each is read by [`Loaded::parse`]; one the rules refuse is
+//! `/?title=…&text=…`), or from a `/t/<short>` link to a text the server stored. Each
+//! is read by [`Loaded::parse`]; one the rules refuse is
 //! shown with why, and the game in play is left alone.
 
 use super::source::{Loaded, Source};
+use crate::services::api;
 use keydo_core::game::mode::Language;
 use leptos::ev;
 use leptos::html::Textarea;
 use leptos::prelude::*;
+use leptos::task::spawn_local;
 use wasm_bindgen::JsCast;
 
 #[component]
@@ -48,6 +51,21 @@ pub fn TextLoader(on_load: impl Fn(Source) + Copy + 'static) -> impl IntoView {
     // reload does not load it again.
     if let Some(shared) = shared_text() {
         load(&shared.text, shared.title.as_deref());
+        if let Ok(history) = window().history() {
+            let _ = history.replace_state_with_url(&wasm_bindgen::JsValue::NULL, "", Some("/"));
+        }
+    }
+
+    // A `/t/<short>` link names a text the server stored: fetch it once and load it.
+    if let Some(short) = linked_text() {
+        spawn_local(async move {
+            match api::stored_text(&short).await {
+                Ok(stored) => {
+                    load(&stored.text, None);
+                }
+                Err(why) => set_error.set(Some(why)),
+            }
+        });
         if let Ok(history) = window().history() {
             let _ = history.replace_state_with_url(&wasm_bindgen::JsValue::NULL, "", Some("/"));
         }
@@ -110,6 +128,13 @@ fn is_text_field(target: Option<web_sys::EventTarget>) -> bool {
                     .dyn_ref::<web_sys::HtmlElement>()
                     .is_some_and(|e| e.is_content_editable())
         })
+}
+
+/// The short hash of a `/t/<short>` link the page was opened at.
+fn linked_text() -> Option<String> {
+    let path = window().location().pathname().ok()?;
+    let short = path.strip_prefix("/t/")?.trim_end_matches('/');
+    (!short.is_empty()).then(|| short.to_owned())
 }
 
 /// What a share target delivered in the page's query string.
