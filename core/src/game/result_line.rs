@@ -11,7 +11,6 @@
 use crate::game::mode::{Language, value_digits};
 use crate::game::report::Report;
 use crate::game::score;
-use uuid::Uuid;
 
 /// What a figure the browser cannot measure reads.
 pub const NOT_MEASURABLE: &str = "—";
@@ -28,7 +27,7 @@ pub const CODE_LEN: usize = 6;
 
 /// The 成绩 line of the game `report` describes: `segment` is its 段 number, if the text
 /// came with one; `input_method` the name the player gave, if any; `verification` the
-/// result's code once the server verified it ([`verification_code`]).
+/// code the server gave the result once it verified it ([`is_code`]).
 pub fn result_line(
     report: &Report,
     segment: Option<u32>,
@@ -95,28 +94,11 @@ fn percent(share: f64) -> String {
     format!("{:.2}%", share * 100.0)
 }
 
-/// The short code of a verified result, derived from its id alone: [`CODE_LEN`]
-/// characters of [`CODE_ALPHABET`]. The id's 128 bits are mixed (SplitMix64's
-/// finaliser on each half) so ids that differ in a few bits get unrelated codes. The
-/// server resolves codes to results (`/r/<code>`); 30 bits collide, so it keeps the
-/// codes of its results unique (docs/scoring.md, "The 成绩 line").
-pub fn verification_code(result_id: &Uuid) -> String {
-    let bits = result_id.as_u128();
-    let mut mixed = mix(mix((bits >> 64) as u64) ^ bits as u64);
-    (0..CODE_LEN)
-        .map(|_| {
-            let symbol = CODE_ALPHABET[(mixed & 31) as usize];
-            mixed >>= 5;
-            char::from(symbol)
-        })
-        .collect()
-}
-
-/// SplitMix64's finaliser: every input bit flips about half of the output bits.
-fn mix(mut z: u64) -> u64 {
-    z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-    z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-    z ^ (z >> 31)
+/// Whether `code` is spelled as a verification code: [`CODE_LEN`] characters of
+/// [`CODE_ALPHABET`]. The server draws each result's code at random and keeps them
+/// unique (docs/api.md, "Results").
+pub fn is_code(code: &str) -> bool {
+    code.len() == CODE_LEN && code.bytes().all(|b| CODE_ALPHABET.contains(&b))
 }
 
 #[cfg(test)]
@@ -126,7 +108,6 @@ mod tests {
     use crate::game::prompt::Prompt;
     use crate::game::report::report;
     use crate::game::typing::{Edit, Session};
-    use std::collections::HashSet;
 
     /// A composition of `keys` keys from `start` committing `text` at `end`.
     fn compose(session: &mut Session, start: u64, end: u64, keys: usize, text: &str) {
@@ -181,11 +162,11 @@ mod tests {
             }
         }
         let r = report_of(Mode::Quote, &prompt, &s);
-        let code = verification_code(&Uuid::from_u128(42));
+        let code = "K7Q2ZM";
         // 11 characters in 3 s: 44 WPM; 13 keys: 4.33 per second, 1.18 per character;
         // 键准 11 of 13.
         assert_eq!(
-            result_line(&r, None, Some("  "), Some(&code)),
+            result_line(&r, None, Some("  "), Some(code)),
             format!(
                 "速度:44.00WPM 击键:4.33 码长:1.18 字数:11 错字:0 用时:0:03.00 键准:84.62% \
                  回改:1 退格:1 打词:— 选重:— KeyDo 验证:{code}"
@@ -220,26 +201,17 @@ mod tests {
     }
 
     #[test]
-    fn verification_codes_are_short_unambiguous_and_fixed_by_the_id() {
-        // Pinned: the server resolves codes it derived earlier, so the derivation
-        // never changes.
-        // Both computed apart from this code, from the definition; the nil id mixes to 0.
-        assert_eq!(verification_code(&Uuid::nil()), "222222");
-        let id = Uuid::parse_str("0192f3a4-5b6c-7d8e-9fa0-b1c2d3e4f5a6").unwrap();
-        assert_eq!(verification_code(&id), "2HVCVM");
-        let mut seen = HashSet::new();
-        for n in 0..10_000u128 {
-            let code = verification_code(&Uuid::from_u128(n << 64 | n));
-            assert_eq!(code.len(), CODE_LEN);
-            assert!(code.bytes().all(|b| CODE_ALPHABET.contains(&b)), "{code}");
-            assert!(!code.contains(['0', '1', 'I', 'O']));
-            seen.insert(code);
+    fn codes_are_six_unambiguous_characters() {
+        assert!(is_code("2HVCVM"));
+        for wrong in [
+            "2HVCV",
+            "2HVCVMM",
+            "2HVCV0",
+            "2hvcvm",
+            "2HVCVI",
+            "验证码验证码",
+        ] {
+            assert!(!is_code(wrong), "{wrong}");
         }
-        // 10,000 ids in 2^30 codes: about 0.05 collisions expected.
-        assert!(seen.len() >= 9_998, "{}", seen.len());
-        // Neighbouring ids get unrelated codes.
-        let a = verification_code(&Uuid::from_u128(7));
-        let b = verification_code(&Uuid::from_u128(6));
-        assert_ne!(a, b);
     }
 }

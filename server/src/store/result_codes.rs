@@ -1,27 +1,20 @@
 //! The `result_codes` table: each accepted result's short code, the 验证 code of its
 //! 成绩 line and its replay's address (docs/api.md, "Results"): 6 characters of
-//! [`ALPHABET`], drawn at random and drawn again while taken.
+//! `CODE_ALPHABET` (core's `game::result_line`), drawn at random and drawn again while
+//! taken.
 
 use super::StoreError;
 use super::sql::{Param, Sql};
 use uuid::Uuid;
 
-/// Digits and capitals without 0, 1, I and O, which people confuse: 32 characters, so a
-/// code holds 30 bits.
-pub const ALPHABET: &[u8; 32] = b"23456789ABCDEFGHJKLMNPQRSTUVWXYZ";
-/// Characters in a code.
-pub const CODE_LEN: usize = 6;
+pub use keydo_core::game::result_line::is_code;
+use keydo_core::game::result_line::{CODE_ALPHABET, CODE_LEN};
 
 /// A random code.
 pub fn draw() -> String {
     (0..CODE_LEN)
-        .map(|_| char::from(ALPHABET[fastrand::usize(..ALPHABET.len())]))
+        .map(|_| char::from(CODE_ALPHABET[fastrand::usize(..CODE_ALPHABET.len())]))
         .collect()
-}
-
-/// Whether `code` is spelled as a code can be.
-pub fn is_code(code: &str) -> bool {
-    code.len() == CODE_LEN && code.bytes().all(|b| ALPHABET.contains(&b))
 }
 
 /// The result's code: the one it has, or a new one no other result has.
@@ -87,7 +80,7 @@ mod tests {
 
     #[test]
     fn codes_are_six_unambiguous_characters() {
-        assert_eq!(ALPHABET.len(), 32);
+        assert_eq!(CODE_ALPHABET.len(), 32);
         for _ in 0..1_000 {
             let code = draw();
             assert!(is_code(&code), "{code}");

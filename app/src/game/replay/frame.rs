@@ -3,7 +3,7 @@
 
 use keydo_core::CharState;
 use keydo_core::game::playback::Frame;
-use keydo_core::game::result_line::{CODE_ALPHABET, CODE_LEN};
+use keydo_core::game::result_line::is_code;
 
 /// How a run of the prompt is drawn, as during the game.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -92,7 +92,7 @@ pub fn clock(ms: u64) -> String {
 pub fn replay_code(path: &str) -> Option<String> {
     let code = path.strip_prefix("/r/")?;
     let code = code.strip_suffix('/').unwrap_or(code).to_ascii_uppercase();
-    (code.len() == CODE_LEN && code.bytes().all(|b| CODE_ALPHABET.contains(&b))).then_some(code)
+    is_code(&code).then_some(code)
 }
 
 #[cfg(test)]
