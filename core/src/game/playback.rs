@@ -166,7 +166,7 @@ impl Playback {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::game::typing::Edit;
+    use crate::game::typing::tests::random_edit;
     use proptest::prelude::*;
 
     #[test]
@@ -225,23 +225,6 @@ mod tests {
         );
     }
 
-    fn edit() -> impl Strategy<Value = (u64, Edit)> {
-        let text = proptest::collection::vec(
-            proptest::sample::select(vec!['a', 'b', ' ', '学', 'Z']),
-            0..3,
-        )
-        .prop_map(|chars| chars.into_iter().collect::<String>());
-        let edit = prop_oneof![
-            4 => text.clone().prop_map(Edit::Commit),
-            2 => Just(Edit::Backspace),
-            1 => Just(Edit::DeleteWord),
-            1 => Just(Edit::CompositionStart),
-            1 => text.clone().prop_map(Edit::CompositionUpdate),
-            1 => text.prop_map(Edit::CompositionEnd),
-        ];
-        (0..400u64, edit)
-    }
-
     proptest! {
         #![proptest_config(ProptestConfig::with_cases(64))]
         /// Seeking anywhere shows what replaying the log from its start up to then
@@ -249,7 +232,7 @@ mod tests {
         #[test]
         fn seeking_equals_replaying_from_the_start(
             mode in proptest::sample::select(Mode::ALL.to_vec()),
-            edits in proptest::collection::vec(edit(), 0..200),
+            edits in proptest::collection::vec(random_edit(400), 0..200),
             seeks in proptest::collection::vec(0..1_000u64, 1..12),
         ) {
             let prompt = Prompt::new("ab ba 学 ab").unwrap();

@@ -461,6 +461,7 @@ fn timeline(writers: &[usize], steps: &[Step], start: u64, end: u64) -> Vec<Rang
 mod tests {
     use super::*;
     use crate::game::typing::Edit;
+    use crate::game::typing::tests::random_edit;
     use proptest::prelude::*;
 
     fn prompt(text: &str) -> Prompt {
@@ -680,23 +681,6 @@ mod tests {
         ));
     }
 
-    fn random_edit() -> impl Strategy<Value = (u64, Edit)> {
-        let text = proptest::collection::vec(
-            proptest::sample::select(vec!['a', 'b', ' ', '学', 'Z']),
-            0..3,
-        )
-        .prop_map(|chars| chars.into_iter().collect::<String>());
-        let edit = prop_oneof![
-            4 => text.clone().prop_map(Edit::Commit),
-            2 => Just(Edit::Backspace),
-            1 => Just(Edit::DeleteWord),
-            1 => Just(Edit::CompositionStart),
-            1 => text.clone().prop_map(Edit::CompositionUpdate),
-            1 => text.prop_map(Edit::CompositionEnd),
-        ];
-        (0..2_000u64, edit)
-    }
-
     proptest! {
         #![proptest_config(ProptestConfig::with_cases(64))]
         /// Whatever was typed, the units partition the typed text and their times the
@@ -704,7 +688,7 @@ mod tests {
         #[test]
         fn any_game_reports_consistently(
             mode in proptest::sample::select(Mode::ALL.to_vec()),
-            edits in proptest::collection::vec(random_edit(), 0..80),
+            edits in proptest::collection::vec(random_edit(2_000), 0..80),
         ) {
             let p = prompt("ab ba 学 ab");
             let mut session = Session::new(mode, &p);

@@ -415,13 +415,33 @@ impl Session {
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
     use crate::game::score::{self, validate};
     use proptest::prelude::*;
 
     fn session(mode: Mode, text: &str) -> Session {
         Session::new(mode, &Prompt::new(text).unwrap())
+    }
+
+    /// Any edit (commits, deletions, compositions, of a few characters of both
+    /// languages) at a time below `max_ms`: for the property tests of what replays a
+    /// log (`game::report`, `game::playback`).
+    pub(crate) fn random_edit(max_ms: u64) -> impl Strategy<Value = (u64, Edit)> {
+        let text = proptest::collection::vec(
+            proptest::sample::select(vec!['a', 'b', ' ', '学', 'Z']),
+            0..3,
+        )
+        .prop_map(|chars| chars.into_iter().collect::<String>());
+        let edit = prop_oneof![
+            4 => text.clone().prop_map(Edit::Commit),
+            2 => Just(Edit::Backspace),
+            1 => Just(Edit::DeleteWord),
+            1 => Just(Edit::CompositionStart),
+            1 => text.clone().prop_map(Edit::CompositionUpdate),
+            1 => text.prop_map(Edit::CompositionEnd),
+        ];
+        (0..max_ms, edit)
     }
 
     fn states(s: &Session) -> String {
