@@ -1,6 +1,7 @@
 //! `GET /api/leaderboard?mode=&board=weekly|alltime&limit=`: the best players of a
 //! mode, and the caller's own place when the request carries a token.
 
+use super::texts::limit_of;
 use crate::error::ApiError;
 use crate::names;
 use crate::state::AppState;
@@ -8,10 +9,7 @@ use crate::store::{self, Caller};
 use axum::Json;
 use axum::extract::rejection::QueryRejection;
 use axum::extract::{Query, State};
-use keydo_core::api::{
-    ApiCode, Board, DEFAULT_LEADERBOARD_LIMIT, Leaderboard, LeaderboardEntry,
-    MAX_LEADERBOARD_LIMIT, OwnRank,
-};
+use keydo_core::api::{ApiCode, Board, Leaderboard, LeaderboardEntry, OwnRank};
 use keydo_core::{Mode, api::week};
 use serde::Deserialize;
 
@@ -54,21 +52,7 @@ impl LeaderboardQuery {
                 ));
             }
         };
-        let limit = match params.limit.as_deref() {
-            None => DEFAULT_LEADERBOARD_LIMIT,
-            Some(limit) => limit
-                .parse()
-                .ok()
-                .filter(|limit| (1..=MAX_LEADERBOARD_LIMIT).contains(limit))
-                .ok_or_else(|| {
-                    ApiError::new(
-                        ApiCode::InvalidLimit,
-                        format!(
-                            "`limit` must be a whole number from 1 to {MAX_LEADERBOARD_LIMIT}."
-                        ),
-                    )
-                })?,
-        };
+        let limit = limit_of(params.limit.as_deref())?;
         Ok(LeaderboardQuery { mode, board, limit })
     }
 }
@@ -120,6 +104,7 @@ pub async fn show(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use keydo_core::api::DEFAULT_LEADERBOARD_LIMIT;
 
     fn parse(mode: &str, board: &str, limit: Option<&str>) -> Result<LeaderboardQuery, ApiError> {
         LeaderboardQuery::parse(Params {

@@ -116,7 +116,7 @@ fn text_not_found() -> ApiError {
     ApiError::new(ApiCode::TextNotFound, "No text has this hash.")
 }
 
-fn limit_of(limit: Option<&str>) -> Result<u32, ApiError> {
+pub(super) fn limit_of(limit: Option<&str>) -> Result<u32, ApiError> {
     match limit {
         None => Ok(DEFAULT_LEADERBOARD_LIMIT),
         Some(limit) => limit
