@@ -163,6 +163,7 @@ impl Records {
                     if on_mode_boards {
                         records.set_best(mode, recorded.best);
                     }
+                    records.coordinator.recount().await;
                     saving.try_set(Saving::Saved {
                         score_id,
                         new_best: recorded.new_best,

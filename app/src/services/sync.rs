@@ -117,6 +117,12 @@ impl Coordinator {
         self.trigger();
     }
 
+    /// Counts what the outbox holds now, so a result shown "Saved" is never missing
+    /// from the pending count that follows it.
+    pub async fn recount(self) {
+        self.reread().await;
+    }
+
     /// The Retry button: every entry now, ignoring waits, blocked ones included.
     pub fn retry(&self) {
         self.request(FlushKind::Manual);
@@ -127,7 +133,7 @@ impl Coordinator {
         if let Err(error) = keydo_sync::discard_blocked(score_id).await {
             web_sys::console::error_1(&format!("keydo: discard failed: {error}").into());
         }
-        self.refresh_view().await;
+        self.recount().await;
     }
 
     /// An automatic flush: only entries whose backoff has passed.
@@ -136,7 +142,7 @@ impl Coordinator {
     }
 
     fn request(&self, kind: FlushKind) {
-        spawn_local(self.refresh_view());
+        spawn_local(self.recount());
         if let Some(at) = self
             .with(|s| s.coalescer.on_trigger(now_ms(), kind))
             .flatten()
@@ -191,14 +197,6 @@ impl Coordinator {
             if let Ok(handle) = set_timeout_with_handle(move || coordinator.trigger(), delay) {
                 self.with(|s| s.backoff = Some(handle));
             }
-        }
-    }
-
-    /// Re-reads the outbox into the view.
-    fn refresh_view(&self) -> impl Future<Output = ()> + 'static {
-        let coordinator = *self;
-        async move {
-            coordinator.reread().await;
         }
     }
 
