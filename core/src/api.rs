@@ -10,6 +10,8 @@ use crate::game::mode::Mode;
 use crate::game::prompt_id::PromptId;
 use crate::game::score::Stats;
 use crate::profile::Confirmed;
+use crate::text::{MAX_EN_CHARS, MAX_ZH_CHARS};
+use crate::verify::bounds::{LOG_BYTES_ALLOWANCE, MAX_LOG_BYTES_PER_CHAR};
 use serde::{Deserialize, Serialize};
 use uuid::Uuid;
 
@@ -22,8 +24,21 @@ pub use code::ApiCode;
 /// per key for at least a day and replays it (docs/sync.md).
 pub const IDEMPOTENCY_KEY_HEADER: &str = "Idempotency-Key";
 
-/// The largest request body the server reads, in bytes.
+/// The largest request body the server reads, in bytes, but for a score's.
 pub const MAX_BODY_BYTES: usize = 100 * 1024;
+/// The largest `POST /api/scores` body the server reads: room for the longest log the
+/// bounds allow (docs/replay.md, "What a log may hold") on the longest text a player
+/// may load, in base64, with that text escaped character by character (`\uXXXX`, the
+/// longest a JSON character gets), and 4 KiB for the submission's other fields.
+pub const MAX_SCORE_BODY_BYTES: usize = {
+    let chars = if MAX_EN_CHARS > MAX_ZH_CHARS {
+        MAX_EN_CHARS
+    } else {
+        MAX_ZH_CHARS
+    };
+    let log_bytes = chars * MAX_LOG_BYTES_PER_CHAR + LOG_BYTES_ALLOWANCE;
+    log_bytes.div_ceil(3) * 4 + chars * "\\uXXXX".len() + 4 * 1024
+};
 /// The most entries one leaderboard request returns, and the default.
 pub const MAX_LEADERBOARD_LIMIT: u32 = 100;
 pub const DEFAULT_LEADERBOARD_LIMIT: u32 = 50;

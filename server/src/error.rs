@@ -124,10 +124,11 @@ impl ApiError {
         )
     }
 
-    pub fn payload_too_large() -> Self {
+    /// The body is over `limit` bytes.
+    pub fn payload_too_large(limit: usize) -> Self {
         Self::new(
             ApiCode::PayloadTooLarge,
-            "The request body is larger than 100 KiB.",
+            format!("The request body is larger than {} KiB.", limit / 1024),
         )
     }
 

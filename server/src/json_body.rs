@@ -15,26 +15,29 @@ use keydo_core::api::MAX_BODY_BYTES;
 use serde::de::DeserializeOwned;
 use serde_json::error::Category;
 
-/// A request body parsed as `T` within the limits above.
+/// A request body parsed as `T` within the limits above, of at most `LIMIT` bytes
+/// (a score's body may be larger than others: `keydo_core::api::MAX_SCORE_BODY_BYTES`).
 #[derive(Debug)]
-pub struct BoundedJson<T>(pub T);
+pub struct BoundedJson<T, const LIMIT: usize = MAX_BODY_BYTES>(pub T);
 
-impl<T: DeserializeOwned, S: Send + Sync> FromRequest<S> for BoundedJson<T> {
+impl<T: DeserializeOwned, S: Send + Sync, const LIMIT: usize> FromRequest<S>
+    for BoundedJson<T, LIMIT>
+{
     type Rejection = ApiError;
 
     async fn from_request(request: Request, _state: &S) -> Result<Self, ApiError> {
         if !is_json_content_type(request.headers()) {
             return Err(ApiError::unsupported_media_type());
         }
-        if declared_length(request.headers()).is_some_and(|length| length > MAX_BODY_BYTES as u64) {
-            return Err(ApiError::payload_too_large());
+        if declared_length(request.headers()).is_some_and(|length| length > LIMIT as u64) {
+            return Err(ApiError::payload_too_large(LIMIT));
         }
-        let bytes = Limited::new(request.into_body(), MAX_BODY_BYTES)
+        let bytes = Limited::new(request.into_body(), LIMIT)
             .collect()
             .await
             .map_err(|error| {
                 if error.downcast_ref::<LengthLimitError>().is_some() {
-                    ApiError::payload_too_large()
+                    ApiError::payload_too_large(LIMIT)
                 } else {
                     ApiError::body_unreadable()
                 }

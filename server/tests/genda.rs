@@ -9,7 +9,10 @@ use common::scenarios::submit;
 use common::{
     MONDAY_2026_11_30_UTC8, Options, TestServer, assert_error, limits, post_json, with_token,
 };
-use keydo_core::text::LoadedText;
+use keydo_core::game::corpora::Corpora;
+use keydo_core::game::mode::Language;
+use keydo_core::text::{LoadedText, cap};
+use keydo_core::verify::simulate::longest_text;
 use keydo_server::settings::RateLimits;
 use std::num::NonZeroU32;
 
@@ -42,6 +45,27 @@ async fn a_late_daily_result_goes_only_to_the_best_boards() {
 async fn the_replay_serves_public_results_only() {
     let server = TestServer::start(genda::replay_options(Options::default())).await;
     genda::the_replay_serves_public_results_only(&server).await;
+}
+
+/// The longest text a player may load, in either language, is typed, sent whole and
+/// ranked on its board.
+#[tokio::test]
+async fn the_longest_texts_reach_their_boards() {
+    let server = TestServer::sqlite().await;
+    let save = server.create_save().await;
+    for (n, language) in [Language::Chinese, Language::English]
+        .into_iter()
+        .enumerate()
+    {
+        let text = longest_text(Corpora::shipped(), language, 0);
+        assert!(text.as_str().chars().count() + 1 >= cap(language));
+        let game = text_game(&text, 60, n as u64, MONDAY_2026_11_30_UTC8 + n as i64);
+        let ack = submit(&server, save.token, &game).await;
+        assert_eq!(ack.first_attempt, Some(true));
+        let board = genda::text_board(&server, &text.hash().short(), "best").await;
+        assert_eq!(board.entries.len(), 1, "{language:?}");
+        assert_eq!(Some(board.entries[0].value), game["value"].as_i64());
+    }
 }
 
 /// A save may store so many new texts an hour; a text already stored costs nothing.

@@ -9,6 +9,7 @@ use common::{
     MONDAY_2026_11_30_UTC8, Options, TestServer, assert_error, body_json, client_addr, header,
     limits, post_json, with_token, words_game,
 };
+use keydo_core::api::MAX_SCORE_BODY_BYTES;
 use serde_json::json;
 use std::time::Duration;
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
@@ -353,6 +354,40 @@ async fn exactly_100_kib_is_accepted_and_one_byte_more_is_413() {
         ))
         .await;
     assert_error(over, 413, "PAYLOAD_TOO_LARGE").await;
+}
+
+/// A score's body has a limit of its own, above the others': the longest game the log
+/// bounds allow, on the longest text a player may load, is never refused for its size.
+#[tokio::test]
+async fn a_score_body_is_read_up_to_its_own_limit_and_one_byte_more_is_413() {
+    const { assert!(MAX_SCORE_BODY_BYTES > MAX_BODY) };
+    let server = TestServer::sqlite().await;
+    let save = server.create_save().await;
+    let game = serde_json::to_string(&a_game()).unwrap();
+    let padded = |len: usize| {
+        let mut body = game.clone();
+        body.insert_str(1, &" ".repeat(len - game.len()));
+        body
+    };
+    let post = |body: String| {
+        with_token(
+            raw_post("/api/scores", "application/json", body),
+            save.token,
+        )
+    };
+    let over = server.send(post(padded(MAX_SCORE_BODY_BYTES + 1))).await;
+    let body = assert_error(over, 413, "PAYLOAD_TOO_LARGE").await;
+    assert_eq!(
+        body["error"]["message"],
+        format!(
+            "The request body is larger than {} KiB.",
+            MAX_SCORE_BODY_BYTES / 1024
+        )
+    );
+    assert_eq!(server.count_rows("results").await, 0);
+    let at_cap = server.send(post(padded(MAX_SCORE_BODY_BYTES))).await;
+    assert_eq!(at_cap.status(), 200);
+    assert_eq!(server.count_rows("results").await, 1);
 }
 
 /// Over a real connection: a chunked body without `Content-Length` that never ends is

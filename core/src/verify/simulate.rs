@@ -5,13 +5,14 @@
 use crate::api::ScoreSubmission;
 use crate::api::week::week_of;
 use crate::game::corpora::Corpora;
-use crate::game::mode::Mode;
+use crate::game::mode::{Language, Mode};
 use crate::game::prompt::Prompt;
 use crate::game::prompt_id::{PromptId, Seed};
 use crate::game::rng::SplitMix64;
 use crate::game::score::{self, TIME_MODE_DURATION_MS};
 use crate::game::texts::pick_passage;
 use crate::game::typing::{Edit, Session};
+use crate::text::{LoadedText, cap};
 use uuid::Uuid;
 
 /// How the page's timer refreshes.
@@ -115,6 +116,41 @@ pub fn play(corpora: &Corpora, mode: Mode, seed: Seed, typist: &Typist) -> Playe
         prompt,
         session: play_prompt(mode, &text, typist),
     }
+}
+
+/// Plays a loaded text (跟打) with the rules of its language.
+pub fn play_text(text: &LoadedText, typist: &Typist) -> Played {
+    Played {
+        mode: text.mode(),
+        prompt: PromptId::Text { text: text.clone() },
+        session: play_prompt(text.mode(), &text.prompt(), typist),
+    }
+}
+
+/// The longest text a player may load in `language` (3,000 字, or 6,000 characters of
+/// English): the shipped passages of that language end to end (English ones a space
+/// apart), from their `skip`th character on, cycled as needed.
+pub fn longest_text(corpora: &Corpora, language: Language, skip: usize) -> LoadedText {
+    let (passages, separator) = match language {
+        Language::Chinese => (&corpora.zh, ""),
+        Language::English => (&corpora.quotes, " "),
+    };
+    let text: String = passages
+        .passages()
+        .iter()
+        .flat_map(|passage| [passage.text.as_str(), separator])
+        .flat_map(str::chars)
+        .cycle()
+        .skip(skip)
+        .take(cap(language))
+        .collect();
+    let text = LoadedText::new(&text).expect("shipped passages load as one text");
+    assert_eq!(
+        text.language(),
+        language,
+        "shipped passages read as their language"
+    );
+    text
 }
 
 /// Types `prompt` in `mode` until the game ends.

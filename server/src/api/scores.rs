@@ -31,7 +31,7 @@ use axum::Json;
 use axum::extract::{Extension, State};
 use keydo_core::PromptId;
 use keydo_core::api::week;
-use keydo_core::api::{ApiCode, ScoreAck, ScoreSubmission};
+use keydo_core::api::{ApiCode, MAX_SCORE_BODY_BYTES, ScoreAck, ScoreSubmission};
 use keydo_core::game::board::{Board, Ranking, boards_of};
 use keydo_core::game::corpora::Corpora;
 use keydo_core::verify::review::Hold;
@@ -46,7 +46,7 @@ pub async fn submit(
     State(state): State<AppState>,
     Extension(ClientIp(client)): Extension<ClientIp>,
     player: Caller,
-    BoundedJson(submission): BoundedJson<ScoreSubmission>,
+    BoundedJson(submission): BoundedJson<ScoreSubmission, MAX_SCORE_BODY_BYTES>,
 ) -> Result<Json<ScoreAck>, ApiError> {
     let now = state.clock.now_ms();
     let context = Context {

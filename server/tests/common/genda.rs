@@ -16,7 +16,7 @@ use keydo_core::game::prompt_id::Corpus;
 use keydo_core::text::LoadedText;
 use keydo_core::text::daily::{daily_passage, race_day};
 use keydo_core::verify::review::Thresholds;
-use keydo_core::verify::simulate::{Played, Typist, play_prompt};
+use keydo_core::verify::simulate::{Played, Typist, play_prompt, play_text};
 use keydo_core::{Mode, PromptId};
 use serde_json::{Value, json};
 use uuid::Uuid;
@@ -32,11 +32,7 @@ pub fn text_game(text: &LoadedText, speed: u32, typist_seed: u64, played_at: i64
         seed: typist_seed,
         ..Typist::steady_human(speed)
     };
-    let played = Played {
-        mode: text.mode(),
-        prompt: PromptId::Text { text: text.clone() },
-        session: play_prompt(text.mode(), &text.prompt(), &typist),
-    };
+    let played = play_text(text, &typist);
     serde_json::to_value(played.submission(Uuid::new_v4(), played_at as u64)).unwrap()
 }
 
