@@ -28,6 +28,7 @@ bench: dist server
 	node scripts/lighthouse.mjs
 	node scripts/bench-shell.mjs
 	node scripts/bench-typing.mjs
+	node scripts/bench-paste.mjs
 	node scripts/bench-sync.mjs
 	node scripts/bench-profile.mjs
 	scripts/bench-server.sh

@@ -51,7 +51,7 @@ function scoresScript(tokenList) {
   const bodies = join(work, `bodies-${now}.lua`);
   writeFileSync(tokensFile, tokenList.join('\n'));
   const examples = join(process.env.CARGO_TARGET_DIR ?? join(ROOT, 'target'), 'release', 'examples');
-  execFileSync(join(examples, 'verified_bodies'), [tokensFile, String(GAMES), String(now), bodies]);
+  execFileSync(join(examples, 'verified_bodies'), ['words', tokensFile, String(GAMES), String(now), bodies]);
   const path = join(work, `post-scores-${now}.lua`);
   writeFileSync(path, readFileSync(bodies, 'utf8') + readFileSync(join(ROOT, 'scripts', 'bench', 'post-verified.lua'), 'utf8'));
   return path;

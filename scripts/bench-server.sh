@@ -9,6 +9,10 @@
 # (GAMES seeds per save); later passes resend them: verified again and answered from
 # their first receipt.
 #
+# Then the cost of verification by the length of the game: built-in Chinese passages
+# against pasted Chinese texts of the longest kind (3,000 字, each a different text the
+# server also stores), TEXT_PLAYERS saves × TEXT_GAMES games of each, same server.
+#
 #   scripts/bench-server.sh            # 32 connections, 10 s per run, 256 saves × 16 games
 #   DURATION=30s CONNECTIONS=64 GAMES=32 scripts/bench-server.sh
 #   RSS_PLAYERS=0 scripts/bench-server.sh   # throughput only
@@ -22,6 +26,8 @@ connections=${CONNECTIONS:-32}
 threads=${THREADS:-2}
 players=${PLAYERS:-256}
 games=${GAMES:-16}
+text_players=${TEXT_PLAYERS:-32}
+text_games=${TEXT_GAMES:-4}
 rss_players=${RSS_PLAYERS:-100000}
 target_dir=${CARGO_TARGET_DIR:-$repo/target}
 work=$(mktemp -d -t keydo-bench.XXXXXX)
@@ -71,7 +77,8 @@ start_server() { # log-filter
     RUST_LOG=$1 "$server_bin" --addr "127.0.0.1:$port" --dist "$work/dist" --data-dir "$work/data" \
         --rate-limit-per-ip 1000000000 --rate-limit-per-identity 1000000000 \
         --rate-limit-saves 1000000000 --rate-limit-held-per-save 1000000000 \
-        --rate-limit-held-per-ip 1000000000 >"$work/server.log" 2>&1 &
+        --rate-limit-held-per-ip 1000000000 \
+        --rate-limit-texts-per-save 1000000000 --rate-limit-texts-per-ip 1000000000 >"$work/server.log" 2>&1 &
     pids+=($!)
     server_pid=$!
     server_url=http://127.0.0.1:$port
@@ -83,10 +90,10 @@ stop_server() {
     wait "$server_pid" 2>/dev/null || true
 }
 
-scores_script() { # tokens-file
+scores_script() { # kind tokens-file games-per-save
     local now
     now=$(python3 -c 'import time; print(int(time.time() * 1000))')
-    "$target_dir/release/examples/verified_bodies" "$1" "$games" "$now" "$work/bodies.lua"
+    "$target_dir/release/examples/verified_bodies" "$1" "$2" "$3" "$now" "$work/bodies.lua"
     cat "$work/bodies.lua" "$repo/scripts/bench/post-verified.lua" >"$work/post-scores.lua"
 }
 
@@ -107,10 +114,22 @@ echo "== POST /api/scores, verified: $connections connections, $duration, $playe
 for filter in warn info; do
     start_server "$filter"
     create_tokens "$players"
-    scores_script "$work/tokens"
+    scores_script words "$work/tokens" "$games"
     run_wrk "keydo-server (log level $filter)" "$server_url" "$work/wrk-server-$filter.txt"
     stop_server
 done
+
+echo "== verification by game length: $text_players saves × $text_games games of each kind" >&2
+for kind in zh text; do
+    start_server info
+    create_tokens "$text_players"
+    scores_script "$kind" "$work/tokens" "$text_games"
+    run_wrk "keydo-server, $kind games" "$server_url" "$work/wrk-$kind.txt"
+    stop_server
+done
+zh_rps=$(awk '/^Requests\/sec/ {print $2}' "$work/wrk-zh.txt")
+text_rps=$(awk '/^Requests\/sec/ {print $2}' "$work/wrk-text.txt")
+python3 -c "print(f'3,000-字 pasted text / built-in zh passage = {float($text_rps) / float($zh_rps) * 100:.0f} % of the requests per second')"
 
 # The baseline commits each upsert alone: at NORMAL (no fsync per commit) it is the
 # bare cost of a request; at FULL it shows what an fsync per request would cost without

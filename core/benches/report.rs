@@ -5,26 +5,20 @@
 //! `cargo bench -p keydo-core --bench report`
 
 use criterion::{Criterion, criterion_group, criterion_main};
+use keydo_core::Mode;
 use keydo_core::game::corpora::Corpora;
+use keydo_core::game::mode::Language;
 use keydo_core::game::playback::Playback;
 use keydo_core::game::report::report;
-use keydo_core::verify::simulate::{Typist, play_prompt};
-use keydo_core::{Mode, Prompt};
+use keydo_core::verify::simulate::{Typist, longest_text, play_prompt};
 use std::hint::black_box;
 
 /// The longest text a game takes (docs/scoring.md, "The report").
-const ZI: usize = 3_000;
+const ZI: usize = keydo_core::text::MAX_ZH_CHARS;
 
 fn long_game(c: &mut Criterion) {
-    let text: String = Corpora::shipped()
-        .zh
-        .passages()
-        .iter()
-        .flat_map(|passage| passage.text.as_str().chars())
-        .cycle()
-        .take(ZI)
-        .collect();
-    let prompt = Prompt::new(&text).expect("the corpus has text");
+    let text = longest_text(Corpora::shipped(), Language::Chinese, 0);
+    let prompt = text.prompt();
     let session = play_prompt(Mode::Zh, &prompt, &Typist::steady_human(100));
     let log = session.input_log();
     let full = report(Mode::Zh, &prompt, &log).expect("a finished game");
