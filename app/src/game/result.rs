@@ -17,6 +17,7 @@ use super::chart::SpeedChart;
 use super::play::Finished;
 use super::replay::ReplayPlayer;
 use super::report::ReportView;
+use crate::practice::DrillRow;
 use crate::services::db;
 use crate::services::profile::ProfileService;
 use crate::services::records::Saving;
@@ -91,6 +92,10 @@ pub fn ResultScreen(
         });
         view! { <ResultLine line/> }
     });
+    let drills = game_report
+        .as_ref()
+        .ok()
+        .map(|game_report| view! { <DrillRow report=game_report.clone() target=target.clone()/> });
     let report_view = match game_report {
         Ok(game_report) => {
             view! { <ReportView mode report=game_report target=target_chars.clone()/> }.into_any()
@@ -139,6 +144,7 @@ pub fn ResultScreen(
                 <span class="score-unit" data-testid="result-unit">{mode.speed_unit()}</span>
             </p>
             <dl class="figures">{rows}</dl>
+            {drills}
             {result_line_view}
             <SavingStatus saving/>
             {public_notice}

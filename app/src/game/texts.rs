@@ -9,6 +9,7 @@ use keydo_core::game::corpora;
 use keydo_core::game::texts::{
     self, Passage, Passages, TIME_MODE_WORD_COUNT, WORDS_MODE_WORD_COUNT, WordList,
 };
+use keydo_core::text::LoadedText;
 use keydo_core::text::daily::raced_passage;
 use keydo_core::{Mode, Prompt, PromptId, Seed};
 use leptos::prelude::*;
@@ -94,6 +95,17 @@ impl Corpora {
                     segment: loaded.segment_no(),
                 }))
             }
+            Source::Practice(practice) => Some(
+                LoadedText::new(practice.prompt.as_str())
+                    .map(|text| Assignment {
+                        prompt: practice.prompt.clone(),
+                        // Never sent: a practice game is recorded for no board.
+                        id: PromptId::Text { text },
+                        attribution: Some(practice.label()),
+                        segment: None,
+                    })
+                    .map_err(|e| LoadError::new("practice", e.to_string())),
+            ),
             Source::Daily(language) => {
                 let mode = daily_mode(*language);
                 Some(self.passages(mode)?.map(|passages| {

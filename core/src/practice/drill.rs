@@ -94,15 +94,22 @@ impl Drill {
         practice_mode(self.language)
     }
 
-    /// What the player types: the units [`ROUNDS`] times over, words separated by
-    /// spaces, 字 run together; `None` when the game gave nothing to practise.
+    /// The units as the player reads them: words separated by spaces, 字 run together.
+    pub fn units_text(&self) -> String {
+        self.units.join(self.separator())
+    }
+
+    /// What the player types: the units [`ROUNDS`] times over; `None` when the game
+    /// gave nothing to practise.
     pub fn prompt(&self) -> Option<Prompt> {
-        let separator = match self.language {
+        Prompt::new(&vec![self.units_text(); ROUNDS].join(self.separator())).ok()
+    }
+
+    fn separator(&self) -> &'static str {
+        match self.language {
             Language::English => " ",
             Language::Chinese => "",
-        };
-        let round = self.units.join(separator);
-        Prompt::new(&vec![round; ROUNDS].join(separator)).ok()
+        }
     }
 }
 
@@ -190,20 +197,25 @@ mod tests {
             drill.prompt().unwrap().as_str(),
             "ccc ffffff ccc ffffff ccc ffffff"
         );
-        assert!(Drill::of(DrillKind::Missed, &report, &prompt).prompt().is_none());
+        assert!(
+            Drill::of(DrillKind::Missed, &report, &prompt)
+                .prompt()
+                .is_none()
+        );
     }
 
     #[test]
     fn a_drill_never_exceeds_twenty_words_or_fifty_zi() {
         // 120 字, every one typed wrong: 练错字 takes the first 50 distinct.
         let text: String = ('\u{4E00}'..).take(120).collect();
-        let edits: Vec<_> = (0..120u64)
-            .flat_map(|i| commit(i * 300, "口"))
-            .collect();
+        let edits: Vec<_> = (0..120u64).flat_map(|i| commit(i * 300, "口")).collect();
         let (report, prompt) = play(Mode::Zh, &text, &edits);
         let drill = Drill::of(DrillKind::Missed, &report, &prompt);
         assert_eq!(drill.units.len(), MAX_ZI);
-        assert_eq!(drill.units.concat(), text.chars().take(50).collect::<String>());
+        assert_eq!(
+            drill.units.concat(),
+            text.chars().take(50).collect::<String>()
+        );
 
         // 150 distinct English words all typed wrong (an `x` for each first letter).
         let words: Vec<String> = (0..150).map(|i| format!("w{i:03}")).collect();
@@ -223,6 +235,10 @@ mod tests {
         let missed = Drill::of(DrillKind::Missed, &report, &prompt);
         assert_eq!(missed.units, words[..MAX_WORDS]);
         let slowest = Drill::of(DrillKind::Slowest, &report, &prompt);
-        assert_eq!(slowest.units.len(), MAX_WORDS, "a fifth of 150 is 30: capped");
+        assert_eq!(
+            slowest.units.len(),
+            MAX_WORDS,
+            "a fifth of 150 is 30: capped"
+        );
     }
 }
