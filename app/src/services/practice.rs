@@ -74,17 +74,31 @@ impl PracticeService {
         if !matches!(self.course.get_untracked(), CourseState::NotLoaded) {
             return;
         }
-        self.course.set(CourseState::Loading);
         let service = *self;
         spawn_local(async move {
-            match fetch_course().await {
-                Ok(course) => {
-                    service.course.set(CourseState::Loaded(Arc::new(course)));
-                    service.catch_up();
-                }
-                Err(error) => service.course.set(CourseState::Failed(error.to_string())),
+            if service.course_ready().await.is_some() {
+                service.catch_up();
             }
         });
+    }
+
+    /// The course, fetched first if it is not loaded yet; `None` if it cannot be.
+    async fn course_ready(&self) -> Option<Arc<Course>> {
+        if let CourseState::Loaded(course) = self.course.get_untracked() {
+            return Some(course);
+        }
+        self.course.set(CourseState::Loading);
+        match fetch_course().await {
+            Ok(course) => {
+                let course = Arc::new(course);
+                self.course.set(CourseState::Loaded(course.clone()));
+                Some(course)
+            }
+            Err(error) => {
+                self.course.set(CourseState::Failed(error.to_string()));
+                None
+            }
+        }
     }
 
     /// Folds the games written since the statistics were last folded, if the course
@@ -95,21 +109,25 @@ impl PracticeService {
         }
     }
 
-    /// Records a practice game and folds it in. The signal turns `Some` once written:
-    /// `Ok` when committed, else why not.
+    /// Records a practice game and folds it in (fetching the course first if a
+    /// 练错字 drill came before the panel was opened). The signal turns `Some` once
+    /// written: `Ok` when committed, else why not.
     pub fn record(&self, game: PracticeGame) -> ReadSignal<Option<Result<(), String>>> {
         let done = RwSignal::new(None);
-        if let CourseState::Loaded(course) = self.course.get_untracked() {
-            self.update(async move |db| {
+        let service = *self;
+        spawn_local(async move {
+            let Some(course) = service.course_ready().await else {
+                done.try_set(Some(Err("the practice lists could not be loaded".into())));
+                return;
+            };
+            service.update(async move |db| {
                 let outcome = db.record_practice_game(&course, &game).await;
                 done.try_set(Some(
                     outcome.as_ref().map(|_| ()).map_err(|e| e.to_string()),
                 ));
                 outcome
             });
-        } else {
-            done.set(Some(Err("the practice lists are not loaded".into())));
-        }
+        });
         done.read_only()
     }
 
