@@ -39,7 +39,7 @@ pub struct PracticeGame {
 
 /// The player's practice: the statistics, the target they aim for, and how far the
 /// statistics have caught up with the games written.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct Practice {
     pub stats: UnitStats,
@@ -48,17 +48,6 @@ pub struct Practice {
     pub recorded: u64,
     /// Games folded into `stats`: the first `folded` of them.
     pub folded: u64,
-}
-
-impl Default for Practice {
-    fn default() -> Self {
-        Practice {
-            stats: UnitStats::default(),
-            target: Target::default(),
-            recorded: 0,
-            folded: 0,
-        }
-    }
 }
 
 fn game_key(seq: u64) -> JsValue {

@@ -6,13 +6,14 @@
 
 mod common;
 
-use common::{PLAYED_AT, fresh_db, game};
+use common::{PLAYED_AT, fresh_db, game, js, raw_read};
 use keydo_core::Mode;
 use keydo_core::game::board::Board;
 use keydo_core::practice::Course;
 use keydo_core::practice::stats::{Target, UnitStats};
 use keydo_core::verify::simulate::{Typist, play_prompt};
-use keydo_storage::{Db, PracticeGame};
+use keydo_storage::{Db, PracticeGame, SCHEMA_VERSION};
+use uuid::Uuid;
 use wasm_bindgen_test::*;
 
 wasm_bindgen_test_configure!(run_in_browser);
@@ -120,4 +121,36 @@ async fn the_target_is_kept_and_later_games_fold_with_it() {
     let practice = db.record_practice_game(course, &game).await.unwrap();
     assert_eq!(practice.target, target);
     assert_eq!(db.rebuild_practice(course).await.unwrap(), practice);
+}
+
+#[wasm_bindgen_test]
+async fn a_database_of_schema_2_keeps_its_games_and_gains_an_empty_practice_store() {
+    let name = format!("keydo-test-{}", Uuid::new_v4());
+    // The stores of schema 2, and a game in the history, as the release before wrote.
+    let created = js(&format!(
+        "return new Promise((ok, fail) => {{
+           const open = indexedDB.open({name:?}, 2);
+           open.onupgradeneeded = () => {{
+             for (const store of ['meta', 'history', 'bests', 'outbox', 'operations'])
+               open.result.createObjectStore(store);
+             open.transaction.objectStore('history').put({{ mode: 'words' }}, 'a-game');
+           }};
+           open.onsuccess = () => {{ open.result.close(); ok('created'); }};
+           open.onerror = () => fail(open.error);
+         }});"
+    ))
+    .await;
+    assert_eq!(created, "created");
+    assert_eq!(SCHEMA_VERSION, 3);
+
+    let db = Db::open_named(&name).await.unwrap();
+    assert_eq!(
+        db.practice().await.unwrap(),
+        keydo_storage::Practice::default()
+    );
+    drop(db);
+    assert_eq!(
+        raw_read(&name, "history", "getAllKeys").await,
+        r#"["a-game"]"#
+    );
 }
