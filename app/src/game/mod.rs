@@ -54,22 +54,23 @@ pub fn Game() -> impl IntoView {
     let game_owner = StoredValue::new(Owner::current().unwrap_or_default());
     let recording = StoredValue::new(None::<Owner>);
     let finish = move |done: Finished| {
-        // A practice game only updates the practice statistics: no board sees it.
-        if let Source::Practice(text) = source.get_untracked() {
-            let saved = practice.record(PracticeGame {
-                mode: done.mode,
-                prompt: done.target.as_str().to_owned(),
-                input: done.input.clone(),
-                target: practice.target(),
-                played_at: js_sys::Date::now() as u64,
-            });
-            set_finished.set(Some((done, Ended::Practised(text, saved))));
-            return;
-        }
         let owner = game_owner.with_value(Owner::child);
-        let saving = owner.with(|| record(records, corpora, &done));
+        // A practice game only updates the practice statistics: no board sees it.
+        let ended = match source.get_untracked() {
+            Source::Practice(text) => {
+                let game = PracticeGame {
+                    mode: done.mode,
+                    prompt: done.target.as_str().to_owned(),
+                    input: done.input.clone(),
+                    target: practice.target(),
+                    played_at: js_sys::Date::now() as u64,
+                };
+                Ended::Practised(text, owner.with(|| practice.record(game)))
+            }
+            _ => Ended::Recorded(owner.with(|| record(records, corpora, &done))),
+        };
         recording.set_value(Some(owner));
-        set_finished.set(Some((done, Ended::Recorded(saving))));
+        set_finished.set(Some((done, ended)));
     };
 
     let restart = move || {
