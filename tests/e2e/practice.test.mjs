@@ -25,6 +25,26 @@ function typingFocused(page) {
   });
 }
 
+/** Every record of `store` in IndexedDB `keydo`, read with the raw API. */
+function readStore(page, store) {
+  return page.evaluate(
+    (store) =>
+      new Promise((ok, fail) => {
+        const open = indexedDB.open('keydo');
+        open.onerror = () => fail(open.error);
+        open.onsuccess = () => {
+          const all = open.result.transaction(store).objectStore(store).getAll();
+          all.onsuccess = () => {
+            open.result.close();
+            ok(all.result);
+          };
+          all.onerror = () => fail(all.error);
+        };
+      }),
+    store,
+  );
+}
+
 /** Opens the practice panel and waits for its lists. */
 async function openPractice(page) {
   await page.getByTestId('practice-panel').locator('summary').click();
@@ -66,6 +86,7 @@ test('three lessons with one slow letter make the next lesson focus it, and none
   const fast = page.locator(`[data-testid="practice-keyboard"] [data-unit="${letters[0]}"]`);
   assert.match(await fast.getAttribute('class'), /conf-10/, 'at the target');
   assert.deepEqual(await readOutbox(page), [], 'practice never reaches the outbox');
+  assert.deepEqual(await readStore(page, 'history'), [], 'nor the history');
   await context.close();
 });
 
@@ -100,9 +121,9 @@ test('a 中文 game with two missed 字 offers exactly them to 练错字, typed 
   }
   await cdp.detach();
   await page.getByTestId('practice-saved').filter({ hasText: 'Practice saved' }).waitFor({ timeout: 30_000 });
-  // Only the loaded text's game waits for its boards: not the drill.
-  const outbox = await readOutbox(page);
-  assert.ok(outbox.length > 0);
-  assert.equal(new Set(outbox.map((entry) => entry.scoreId)).size, 1, JSON.stringify(outbox));
+  // The loaded text's game is in the history (and went to its boards); the drill is
+  // only in the practice store, beside it.
+  assert.equal((await readStore(page, 'history')).length, 1);
+  assert.equal((await readStore(page, 'practice')).filter((game) => game.prompt).length, 2);
   await context.close();
 });
