@@ -69,7 +69,11 @@ impl Db {
                     Some(previous) if !new_best => previous.value,
                     _ => entry.value,
                 };
-                Ok(Recorded { new_best, best })
+                Ok(Recorded {
+                    new_best,
+                    best,
+                    had_best: previous.is_some(),
+                })
             },
         )
         .await
@@ -187,11 +191,12 @@ impl Db {
 }
 
 /// Where a personal best is kept: the mode's id (as before texts existed) or
-/// `text/<hash>` for a loaded text's best.
+/// `text/<hash>` for a loaded text's best, `<mode>/options/<options>` for a test with options'.
 fn best_key(mode: Mode, board: Board) -> String {
     match board {
         Board::TextBest { text } | Board::TextFirst { text } => format!("text/{text}"),
         Board::Mode | Board::DailyFirst { .. } => mode.id().to_owned(),
+        Board::OptionsBest { options } => format!("{mode}/options/{}", options.key()),
     }
 }
 

@@ -1,5 +1,5 @@
-//! The typing game: pick a mode, load a text (载文) or race the day's text, type the
-//! prompt, see the result.
+//! The typing game: pick a mode (and a word mode's options), load a text (载文) or
+//! race the day's text, type the prompt, see the result.
 //!
 //! [`Game`] owns what outlives one game (the mode, the corpora, the seeds) and shows
 //! either the game in play or the last result; when a game ends it has the records
@@ -11,6 +11,7 @@ mod chart;
 mod input;
 mod loader;
 mod modes;
+mod options;
 mod play;
 mod prompt;
 mod replay;
@@ -24,12 +25,14 @@ use crate::services::profile::ProfileService;
 use crate::services::records::Records;
 use keydo_core::Mode;
 use keydo_core::game::board::boards_of;
+use keydo_core::game::options::Test;
 use keydo_core::game::score;
 use keydo_core::text::daily::race_day;
 use leptos::ev;
 use leptos::prelude::*;
 use loader::TextLoader;
 use modes::ModePicker;
+use options::OptionsBar;
 use play::{Finished, Loading, Play};
 pub use replay::{ReplayPlayer, replay_code};
 use result::{Recording, ResultScreen};
@@ -43,6 +46,7 @@ pub fn Game() -> impl IntoView {
     let (source, set_source) = signal(Source::Mode(Mode::Time));
     let (round, set_round) = signal(0u64);
     let (finished, set_finished) = signal(None::<(Finished, Recording)>);
+    let chosen = options::load_chosen();
     let records = expect_context::<Records>();
     // A result's recording belongs to the game, not to `Play` (gone once the result
     // shows): each one is owned until the next game ends.
@@ -99,7 +103,8 @@ pub fn Game() -> impl IntoView {
         let mode = source.mode();
         let seed = seed::seed_of_round(first_seed, round.get());
         let today = race_day(js_sys::Date::now() as i64);
-        match corpora.assignment_of(&source, seed, today) {
+        let options = chosen.get().of(mode);
+        match corpora.assignment_of(&source, seed, options, today) {
             None => view! { <Loading mode/> }.into_any(),
             Some(Err(error)) => view! {
                 <p class="texts-error" role="alert" data-testid="texts-error">{error.to_string()}</p>
@@ -119,6 +124,7 @@ pub fn Game() -> impl IntoView {
     let picked = Memo::new(move |_| source.with(Source::picked_mode));
     view! {
         <ModePicker current=picked on_choose=move |mode| play(Source::Mode(mode))/>
+        <OptionsBar current=picked chosen on_change=restart/>
         <TextLoader on_load=play/>
         <section class="stage" aria-label="Game">{stage}</section>
     }
@@ -128,7 +134,11 @@ pub fn Game() -> impl IntoView {
 /// refuse is only shown, with why.
 fn record(records: Records, corpora: Corpora, done: &Finished) -> Recording {
     let value = score::value(done.mode, &done.stats);
-    score::validate(done.mode, &done.stats, value)?;
+    let test = Test {
+        mode: done.mode,
+        options: done.prompt.options(),
+    };
+    score::validate(test, &done.stats, value)?;
     // The corpus of a passage game is loaded: the game was played on it.
     let passages = corpora.passages(done.mode).and_then(Result::ok);
     let prompt = done.prompt.clone();

@@ -52,10 +52,12 @@ pub enum Saving {
     /// The write failed for this reason and will be tried again; the game is kept in
     /// memory meanwhile.
     NotSavedYet(String),
-    /// Committed to the database; `new_best` if it beat the mode's personal best.
+    /// Committed to the database; `new_best` if it beat its board's personal best
+    /// (the mode's, a loaded text's or its options'), `had_best` if there was one.
     Saved {
         score_id: Uuid,
         new_best: bool,
+        had_best: bool,
     },
     /// A stored record is unreadable: trying again cannot help.
     Failed(String),
@@ -166,6 +168,7 @@ impl Records {
                     saving.try_set(Saving::Saved {
                         score_id,
                         new_best: recorded.new_best,
+                        had_best: recorded.had_best,
                     });
                     records.coordinator.saved();
                 }
