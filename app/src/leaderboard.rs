@@ -132,7 +132,7 @@ fn genda_boards(mode: Mode, boards: &[GameBoard]) -> Option<(TextBoardRef, Optio
             },
             None,
         )),
-        GameBoard::Mode | GameBoard::TextBest { .. } => None,
+        GameBoard::Mode | GameBoard::TextBest { .. } | GameBoard::OptionsBest { .. } => None,
     })
 }
 

@@ -65,7 +65,7 @@ pub fn OptionsBar(
     current: Memo<Option<Mode>>,
     chosen: RwSignal<Chosen>,
     /// A new game starts with the changed options.
-    on_change: impl Fn() + Copy + 'static,
+    on_change: impl Fn() + Copy + Send + Sync + 'static,
 ) -> impl IntoView {
     move || {
         let mode = current
