@@ -41,7 +41,12 @@ pub fn load_chosen() -> RwSignal<Chosen> {
     let chosen = RwSignal::new(Chosen::default());
     spawn_local(async move {
         for mode in [Mode::Time, Mode::Words] {
-            if let Ok(options) = db::test_options(mode).await {
+            // Only a change restarts the game being shown.
+            if let Ok(options) = db::test_options(mode).await
+                && chosen
+                    .try_get_untracked()
+                    .is_some_and(|now| now.of(mode) != options)
+            {
                 chosen.try_update(|chosen| chosen.set(mode, options));
             }
         }
