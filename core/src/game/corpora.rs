@@ -184,7 +184,7 @@ mod tests {
             texts::words_prompt(
                 &corpora.words,
                 9,
-                texts::WORDS_MODE_WORD_COUNT,
+                crate::game::options::WORDS_MODE_WORD_COUNT,
                 &TestOptions::default()
             )
         );

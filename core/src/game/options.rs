@@ -10,10 +10,18 @@
 
 use crate::game::mode::Mode;
 use crate::game::rng::SplitMix64;
-use crate::game::texts::{TIME_MODE_WORD_COUNT, WORDS_MODE_WORD_COUNT};
 use serde::{Deserialize, Serialize};
 use std::fmt;
 use std::num::NonZeroUsize;
+
+/// How many words a `words` game has (docs/scoring.md).
+pub const WORDS_MODE_WORD_COUNT: NonZeroUsize = NonZeroUsize::new(50).unwrap();
+
+/// How many words the public `time` test's prompt has (other lengths draw in
+/// proportion, [`TestOptions::word_count`]). 60 s at the fastest accepted 350 WPM is
+/// 1 750 characters; 400 common words (about 6 characters each with their space) leave
+/// a wide margin.
+pub const TIME_MODE_WORD_COUNT: NonZeroUsize = NonZeroUsize::new(400).unwrap();
 
 /// The seconds a `time` game may last, shortest first.
 pub const TIME_LENGTHS: [u16; 4] = [15, 30, 60, 120];

@@ -12,14 +12,6 @@ use std::collections::HashSet;
 use std::fmt;
 use std::num::NonZeroUsize;
 
-/// How many words a `words` game has (docs/scoring.md).
-pub const WORDS_MODE_WORD_COUNT: NonZeroUsize = NonZeroUsize::new(50).unwrap();
-
-/// How many words a `time` game's prompt has. 60 s at the fastest accepted 350 WPM is
-/// 1 750 characters; 400 common words (about 6 characters each with their space) leave
-/// a wide margin. A longer game can keep drawing from [`WordList::stream`].
-pub const TIME_MODE_WORD_COUNT: NonZeroUsize = NonZeroUsize::new(400).unwrap();
-
 /// A non-empty list of distinct words, from a file with one word per line.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct WordList(Vec<String>);
@@ -214,6 +206,7 @@ impl std::error::Error for CorpusError {
 mod tests {
     use super::*;
     use crate::game::mode::Mode;
+    use crate::game::options::{TIME_MODE_WORD_COUNT, WORDS_MODE_WORD_COUNT};
 
     const WORDS_TXT: &str = include_str!("../../../assets/texts/words.txt");
     const QUOTES_JSON: &str = include_str!("../../../assets/texts/quotes.json");
