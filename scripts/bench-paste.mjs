@@ -49,21 +49,30 @@ function instrument() {
   );
 }
 
-/** Polls every animation frame in the page until `check` holds; returns that frame's time. */
-function frameWhen(page, check, arg) {
+/**
+ * Polls every animation frame in the page until `what` holds — `ready` (the prompt
+ * starts with `start`, the typing field has the focus) or `drawn` (the prompt's first
+ * character is marked typed) — and returns that frame's time. The checks are written
+ * here, not passed as source, because the page's Content-Security-Policy refuses eval.
+ */
+function frameWhen(page, what, start = '') {
   return page.evaluate(
-    ([source, arg]) =>
+    ([what, start]) =>
       new Promise((resolve, reject) => {
-        const check = new Function('arg', `return (${source})(arg)`);
+        const prompt = () => document.querySelector('[data-testid="prompt"]');
+        const holds = {
+          ready: () => prompt()?.textContent.startsWith(start) && document.activeElement?.dataset.testid === 'input',
+          drawn: () => prompt()?.querySelector('.line .ch')?.classList.contains('correct'),
+        }[what];
         const deadline = performance.now() + 30_000;
         const poll = () => {
-          if (check(arg)) resolve(performance.now());
-          else if (performance.now() > deadline) reject(new Error('not reached in 30 s'));
+          if (holds()) resolve(performance.now());
+          else if (performance.now() > deadline) reject(new Error(`${what}: not reached in 30 s`));
           else requestAnimationFrame(poll);
         };
         requestAnimationFrame(poll);
       }),
-    [check.toString(), arg],
+    [what, start],
   );
 }
 
@@ -83,13 +92,7 @@ try {
       await page.evaluate(() => document.activeElement?.blur());
       await page.keyboard.press('ControlOrMeta+V');
       const start = [...text].slice(0, 20).join('');
-      const ready = await frameWhen(
-        page,
-        (start) =>
-          document.querySelector('[data-testid="prompt"]')?.textContent.startsWith(start) &&
-          document.activeElement?.dataset.testid === 'input',
-        start,
-      );
+      const ready = await frameWhen(page, 'ready', start);
       const first = [...text][0];
       if (ime) {
         const cdp = await context.newCDPSession(page);
@@ -98,10 +101,7 @@ try {
       } else {
         await page.keyboard.type(first);
       }
-      const drawn = await frameWhen(
-        page,
-        () => document.querySelector('[data-testid="prompt"] .line .ch')?.classList.contains('correct'),
-      );
+      const drawn = await frameWhen(page, 'drawn');
       const stamps = await page.evaluate(() => window.__pasteBench);
       results[i].ready.push(ready - stamps.paste);
       results[i].key.push(drawn - stamps.key);

@@ -26,12 +26,12 @@ if ! rustup target list --installed | grep -qx wasm32-unknown-unknown; then
 fi
 
 if [ "$(trunk --version 2>/dev/null)" != "trunk $TRUNK_VERSION" ]; then
-  say "installing Trunk $TRUNK_VERSION (takes a few minutes once)"
+  say "installing Trunk $TRUNK_VERSION (a one-time compile of several minutes)"
   "${tool_profile[@]}" cargo install trunk --version "$TRUNK_VERSION" --locked
 fi
 
 if [ "$(wasm-bindgen --version 2>/dev/null)" != "wasm-bindgen $WASM_BINDGEN_VERSION" ]; then
-  say "installing wasm-bindgen-cli $WASM_BINDGEN_VERSION (takes a few minutes once)"
+  say "installing wasm-bindgen-cli $WASM_BINDGEN_VERSION (a one-time compile of several minutes)"
   # Not --locked: one of its locked dependency versions is no longer on the registry.
   "${tool_profile[@]}" cargo install wasm-bindgen-cli --version "$WASM_BINDGEN_VERSION" --force
 fi
