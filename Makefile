@@ -31,6 +31,7 @@ bench: dist server
 	node scripts/bench-paste.mjs
 	node scripts/bench-sync.mjs
 	node scripts/bench-profile.mjs
+	node scripts/bench-practice.mjs
 	scripts/bench-server.sh
 	scripts/with-postgres.sh node scripts/bench-deploy.mjs
 	node scripts/chaos.mjs --games 500

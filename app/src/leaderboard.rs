@@ -59,6 +59,9 @@ pub fn Leaderboard() -> impl IntoView {
     view! {
         <section class="leaderboard" aria-labelledby="leaderboard-title">
             <h2 id="leaderboard-title">"Leaderboard"</h2>
+            <p class="muted" data-testid="leaderboard-ranked">
+                "Ranked: the default tests (Time 60 s, Words 50 words, without punctuation or numbers; Quote; 中文). Other options keep a personal best only."
+            </p>
             <div class="leaderboard-controls">
                 <label>
                     "Mode "
@@ -129,7 +132,7 @@ fn genda_boards(mode: Mode, boards: &[GameBoard]) -> Option<(TextBoardRef, Optio
             },
             None,
         )),
-        GameBoard::Mode | GameBoard::TextBest { .. } => None,
+        GameBoard::Mode | GameBoard::TextBest { .. } | GameBoard::OptionsBest { .. } => None,
     })
 }
 

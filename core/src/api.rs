@@ -7,6 +7,7 @@
 use crate::game::board::Ranking;
 use crate::game::input_log::InputLog;
 use crate::game::mode::Mode;
+use crate::game::options::TestOptions;
 use crate::game::prompt_id::PromptId;
 use crate::game::score::Stats;
 use crate::profile::Confirmed;
@@ -103,6 +104,20 @@ pub struct Save {
     pub week: i64,
     /// One entry per mode the player has a score in.
     pub bests: Vec<ServerBest>,
+    /// The player's best of each test with options they have a score in (personal
+    /// boards, docs/scoring.md "Options"); absent from servers before options.
+    #[serde(default)]
+    pub option_bests: Vec<OptionsBest>,
+}
+
+/// The server's best of one player on one test with options (never the default test,
+/// whose bests are [`ServerBest`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct OptionsBest {
+    pub mode: Mode,
+    pub options: TestOptions,
+    pub value: i64,
 }
 
 /// The profile the server holds for the save.

@@ -13,6 +13,7 @@ pub mod simulate;
 use crate::api::week::week_of;
 use crate::api::{ApiCode, ScoreSubmission};
 use crate::game::corpora::Corpora;
+use crate::game::options::Test;
 use crate::game::prompt_id::PromptId;
 use crate::game::score::{self, Stats};
 use replay::ReplayError;
@@ -68,13 +69,18 @@ pub fn verify(submission: &ScoreSubmission, context: &Context<'_>) -> Result<Ver
         ));
     };
     check_times(submission, context)?;
+    // The options travel in the prompt's identity: the test replayed is the one played.
+    let test = Test {
+        mode: submission.mode,
+        options: prompt_id.options(),
+    };
     let prompt = context
         .corpora
         .prompt(submission.mode, prompt_id)
         .map_err(|unknown| Refusal::new(ApiCode::UnknownPrompt, unknown.to_string()))?;
-    bounds::check_log_size(submission.mode, &prompt, log.as_bytes().len())
+    bounds::check_log_size(test, &prompt, log.as_bytes().len())
         .map_err(|too_large| Refusal::new(ApiCode::InputLogTooLarge, too_large.to_string()))?;
-    let replayed = replay::replay(submission.mode, &prompt, log).map_err(|error| {
+    let replayed = replay::replay(test, &prompt, log).map_err(|error| {
         let code = match error {
             ReplayError::Unfinished { .. } => ApiCode::IncompleteGame,
             ReplayError::Unreadable(_) | ReplayError::NotAsRecorded => ApiCode::InputLogInvalid,
@@ -98,7 +104,7 @@ pub fn verify(submission: &ScoreSubmission, context: &Context<'_>) -> Result<Ver
             "The result's statistics differ from what replaying its typing gives.",
         ));
     }
-    let value = score::validate(submission.mode, &replayed.stats, replayed.value)
+    let value = score::validate(test, &replayed.stats, replayed.value)
         .map_err(|implausible| Refusal::new(implausible.code(), implausible.message()))?;
     Ok(Verified {
         value,
@@ -188,6 +194,63 @@ mod tests {
             let verified = verify(&submission, &context(&Thresholds::default())).unwrap();
             assert_eq!(verified.value, submission.value, "{mode}");
             assert_eq!(verified.holds, [], "{mode}");
+        }
+    }
+
+    #[test]
+    fn a_game_of_each_option_is_verified_as_that_test_only() {
+        use crate::game::options::{TIME_LENGTHS, TestOptions, WORDS_LENGTHS};
+        let tests = TIME_LENGTHS
+            .map(|seconds| (Mode::Time, seconds))
+            .into_iter()
+            .chain(WORDS_LENGTHS.map(|words| (Mode::Words, words)))
+            .flat_map(|(mode, length)| {
+                [(false, false), (true, false), (false, true), (true, true)].map(
+                    |(punctuation, numbers)| Test {
+                        mode,
+                        options: TestOptions {
+                            punctuation,
+                            numbers,
+                            ..TestOptions::default()
+                        }
+                        .with_length(mode, length),
+                    },
+                )
+            });
+        for (seed, test) in tests.enumerate() {
+            let played = play(
+                Corpora::shipped(),
+                test,
+                Seed::new(seed as u64).unwrap(),
+                &Typist::steady_human(90),
+            );
+            let submission =
+                played.submission(uuid::Uuid::from_u128(seed as u128), NOON as u64 - 60_000);
+            let verified = verify(&submission, &context(&Thresholds::default()))
+                .unwrap_or_else(|refusal| panic!("{test:?}: {}", refusal.message));
+            assert_eq!(verified.value, submission.value, "{test:?}");
+            assert_eq!(verified.prompt.options(), test.options);
+            if let Some(limit) = test.time_limit_ms() {
+                assert_eq!(verified.stats.duration_ms, limit, "{test:?}");
+            }
+            // The same log claimed as another length of the mode does not verify.
+            let mut other = submission.clone();
+            let lengths = TestOptions::lengths(test.mode);
+            let length = test.options.length(test.mode).unwrap();
+            let other_length =
+                lengths[(lengths.iter().position(|l| *l == length).unwrap() + 1) % lengths.len()];
+            let other_options = test.options.with_length(test.mode, other_length);
+            other.prompt = Some(
+                submission
+                    .prompt
+                    .clone()
+                    .unwrap()
+                    .with_options(other_options),
+            );
+            assert!(
+                verify(&other, &context(&Thresholds::default())).is_err(),
+                "{test:?}"
+            );
         }
     }
 

@@ -9,6 +9,7 @@
 use crate::store::KeptLog;
 use keydo_core::game::corpora::Corpora;
 use keydo_core::game::input_log::LoggedEdit;
+use keydo_core::game::options::{Test, TestOptions};
 use keydo_core::game::score;
 use keydo_core::verify::replay::replay;
 use keydo_core::{CharState, Corpus, InputLog, Mode, PromptId, Seed, Session};
@@ -34,7 +35,11 @@ pub fn render(kept: &KeptLog) -> Result<String, ReplayViewError> {
         .map_err(|_| unknown())?;
     let log = InputLog::from_base64(&kept.input)
         .map_err(|error| ReplayViewError::Unreadable(error.to_string()))?;
-    let replayed = replay(kept.mode, &prompt, &log)
+    let test = Test {
+        mode: kept.mode,
+        options: prompt_id.options(),
+    };
+    let replayed = replay(test, &prompt, &log)
         .map_err(|error| ReplayViewError::Unreadable(error.to_string()))?;
     let stats = &replayed.stats;
     let mut text = format!(
@@ -94,16 +99,24 @@ pub fn speed(mode: Mode, value: i64) -> String {
     format!("{}.{:02} {}", value / 100, value % 100, mode.speed_unit())
 }
 
-/// The prompt identity a result stored as text (`words:42`, `quotes:austen-pride`);
-/// `None` for a loaded text (`text:<hash>`: its text is in the `texts` table).
+/// The prompt identity a result stored as text (`words:42`, with options
+/// `words:42/30+punctuation`, `quotes:austen-pride`); `None` for a loaded text
+/// (`text:<hash>`: its text is in the `texts` table).
 pub fn prompt_id(mode: Mode, stored: &str) -> Option<PromptId> {
     let corpus = Corpus::of(mode);
     let rest = stored.strip_prefix(corpus.id())?.strip_prefix(':')?;
     Some(match corpus {
-        Corpus::Words => PromptId::Seeded {
-            corpus,
-            seed: Seed::new(rest.parse().ok()?)?,
-        },
+        Corpus::Words => {
+            let (seed, options) = match rest.split_once('/') {
+                Some((seed, key)) => (seed, TestOptions::parse_key(key)?),
+                None => (rest, TestOptions::default()),
+            };
+            PromptId::Seeded {
+                corpus,
+                seed: Seed::new(seed.parse().ok()?)?,
+                options,
+            }
+        }
         Corpus::Quotes | Corpus::Zh => PromptId::Passage {
             corpus,
             passage: rest.to_owned(),
@@ -130,6 +143,36 @@ mod tests {
             let id = played.submission(uuid::Uuid::nil(), 0).prompt.unwrap();
             assert_eq!(prompt_id(mode, &id.to_string()), Some(id));
         }
+        let thirty = Test {
+            mode: Mode::Time,
+            options: TestOptions {
+                punctuation: true,
+                ..TestOptions::default()
+            }
+            .with_length(Mode::Time, 30),
+        };
+        let played = play(
+            Corpora::shipped(),
+            thirty,
+            Seed::new(9).unwrap(),
+            &Typist::steady_human(80),
+        );
+        let id = played.submission(uuid::Uuid::nil(), 0).prompt.unwrap();
+        assert_eq!(id.to_string(), "words:9/30+punctuation");
+        assert_eq!(prompt_id(Mode::Time, &id.to_string()), Some(id));
+        assert_eq!(
+            prompt_id(Mode::Time, "words:9/45"),
+            Some(PromptId::Seeded {
+                corpus: Corpus::Words,
+                seed: Seed::new(9).unwrap(),
+                options: TestOptions {
+                    length: Some(45),
+                    ..TestOptions::default()
+                },
+            }),
+            "read back as stored; the corpora refuse the length"
+        );
+        assert_eq!(prompt_id(Mode::Time, "words:9/fast"), None);
         assert_eq!(prompt_id(Mode::Words, "quotes:1"), None);
         assert_eq!(prompt_id(Mode::Words, "words:x"), None);
     }

@@ -41,7 +41,7 @@ fn the_openapi_document_describes_the_idempotency_key_and_the_bests() {
         assert!(create["responses"][status].is_object(), "{status}");
     }
     let save = &openapi["components"]["schemas"]["Save"];
-    for field in ["week", "bests"] {
+    for field in ["week", "bests", "optionBests"] {
         assert!(
             save["required"]
                 .as_array()

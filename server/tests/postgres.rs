@@ -1,4 +1,4 @@
-//! The scenarios of `api.rs` on PostgreSQL. They need a server: run them through
+//! The scenarios of `api.rs` (and `genda.rs`, `options.rs`) on PostgreSQL. They need a server: run them through
 //! `scripts/with-postgres.sh`, which starts a throwaway one and sets
 //! `KEYDO_TEST_POSTGRES_URL`; without it they print why and pass vacuously, except
 //! in CI (`CI=true`), where a cluster that did not start fails them.
@@ -56,6 +56,20 @@ async fn leaderboards_are_ordered_and_ties_go_to_the_first() {
     if let Some(server) = postgres_server("leaderboards_are_ordered_and_ties_go_to_the_first").await
     {
         scenarios::leaderboards_are_ordered_and_ties_go_to_the_first(&server).await;
+    }
+}
+
+#[tokio::test]
+async fn options_each_option_keeps_its_own_best() {
+    if let Some(server) = postgres_server("options_each_option_keeps_its_own_best").await {
+        common::options::each_option_keeps_its_own_best(&server).await;
+    }
+}
+
+#[tokio::test]
+async fn options_a_claim_of_other_options_is_refused() {
+    if let Some(server) = postgres_server("options_a_claim_of_other_options_is_refused").await {
+        common::options::a_claim_of_other_options_is_refused(&server).await;
     }
 }
 

@@ -13,8 +13,8 @@ use wasm_bindgen_futures::JsFuture;
 
 /// The database name the app and its tests look for.
 pub const DATABASE: &str = "keydo";
-/// The schema's version: 2 added `operations`.
-pub const SCHEMA_VERSION: u32 = 2;
+/// The schema's version: 2 added `operations`, 3 `practice`.
+pub const SCHEMA_VERSION: u32 = 3;
 /// How long an open may wait before it counts as blocked by a tab of an older release.
 ///
 /// An open that nothing holds up takes milliseconds; one held up by a tab of this
@@ -31,7 +31,8 @@ pub(crate) const HISTORY: &str = "history";
 pub(crate) const BESTS: &str = "bests";
 pub(crate) const OUTBOX: &str = "outbox";
 pub(crate) const OPERATIONS: &str = "operations";
-const STORES: [&str; 5] = [META, HISTORY, BESTS, OUTBOX, OPERATIONS];
+pub(crate) const PRACTICE: &str = "practice";
+const STORES: [&str; 6] = [META, HISTORY, BESTS, OUTBOX, OPERATIONS, PRACTICE];
 
 /// An open `keydo` database, for one operation or a few in a row, never across a
 /// network call: a tab of a newer release upgrading the schema waits for it to be

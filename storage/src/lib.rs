@@ -12,7 +12,10 @@
 //! - `operations`: the profile changes not yet answered, and those answered with a
 //!   conflict or refused, by their place in line (docs/profile.md); the profile the
 //!   server last confirmed and the line's summary are under `meta`, so a step reads
-//!   only the ends of the line.
+//!   only the ends of the line;
+//! - `practice`: every game as the practice statistics read it, and those statistics
+//!   (one record: a few hundred letters and 字 of integers, tens of kilobytes at most,
+//!   read and written whole, docs/practice.md).
 //!
 //! Every write is one readwrite transaction that the caller awaits to completion, so
 //! "saved" in the UI means committed; an aborted transaction is an error with its
@@ -28,9 +31,11 @@ mod error;
 mod meta;
 mod operations;
 mod outbox;
+mod practice;
 mod records;
 
 pub use db::{DATABASE, Db, OPEN_WAIT, SCHEMA_VERSION};
 pub use error::StorageError;
 pub use meta::{HeldResult, VerifiedResult};
+pub use practice::{Practice, PracticeGame};
 pub use records::{Credentials, Profile, Recorded, SaveStart};

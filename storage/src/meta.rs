@@ -1,13 +1,15 @@
 //! What the store `meta` keeps, one record per key: the local profile, the server
 //! save's credentials and the `Idempotency-Key` of a save being created, when the
-//! client last healed, and the best results the server acknowledged per mode (all
-//! time and latest week) for restore healing. None of it is ever in the outbox.
+//! client last healed, the best results the server acknowledged per mode (all
+//! time and latest week) for restore healing, and the test options the player chose
+//! per word mode. None of it is ever in the outbox.
 
 use crate::StorageError;
 use crate::db::{Db, META};
 use crate::records::{Credentials, HealedAt, Profile, SaveRequest, SaveStart, from_js, to_js};
 use keydo_core::Mode;
 use keydo_core::game::board::Board;
+use keydo_core::game::options::TestOptions;
 use keydo_core::sync::heal::{BestOf, Delivered};
 use keydo_core::sync::outbox::{OutboxEntry, SyncState};
 use rexie::{Store, TransactionMode};
@@ -47,6 +49,15 @@ const VERIFIED_KEPT: usize = 50;
 pub struct VerifiedResult {
     pub score_id: Uuid,
     pub code: String,
+    /// The server answered `improved`: the result is the standing best of its board
+    /// (the crown, docs/sync.md). Codes kept before the crown read as not.
+    #[serde(default)]
+    pub improved: bool,
+}
+
+/// Where the options chosen for `mode` are kept.
+fn options_key(mode: Mode) -> String {
+    format!("options/{}", mode.id())
 }
 
 /// Where the delivered best of `mode` on `board` is kept.
@@ -185,7 +196,12 @@ impl Db {
 
     /// Keeps the code the server gave a delivered result; the newest [`VERIFIED_KEPT`]
     /// stay.
-    pub async fn note_verified(&self, score_id: Uuid, code: &str) -> Result<(), StorageError> {
+    pub async fn note_verified(
+        &self,
+        score_id: Uuid,
+        code: &str,
+        improved: bool,
+    ) -> Result<(), StorageError> {
         self.transact(&[META], TransactionMode::ReadWrite, async |tx| {
             let meta = tx.store(META)?;
             let mut verified: Vec<VerifiedResult> =
@@ -196,6 +212,7 @@ impl Db {
                 VerifiedResult {
                     score_id,
                     code: code.to_owned(),
+                    improved,
                 },
             );
             verified.truncate(VERIFIED_KEPT);
@@ -210,6 +227,29 @@ impl Db {
             Ok(get(&tx.store(META)?, VERIFIED_KEY)
                 .await?
                 .unwrap_or_default())
+        })
+        .await
+    }
+
+    /// The options the player last chose for `mode` (docs/scoring.md, "Options"); the
+    /// public test's until they choose any.
+    pub async fn test_options(&self, mode: Mode) -> Result<TestOptions, StorageError> {
+        self.transact(&[META], TransactionMode::ReadOnly, async |tx| {
+            Ok(get(&tx.store(META)?, &options_key(mode))
+                .await?
+                .unwrap_or_default())
+        })
+        .await
+    }
+
+    /// Keeps the options the player chose for `mode` across reloads.
+    pub async fn set_test_options(
+        &self,
+        mode: Mode,
+        options: &TestOptions,
+    ) -> Result<(), StorageError> {
+        self.transact(&[META], TransactionMode::ReadWrite, async |tx| {
+            put(&tx.store(META)?, &options_key(mode), options).await
         })
         .await
     }

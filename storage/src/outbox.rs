@@ -3,14 +3,15 @@
 //! `core`'s rule, and writes back the difference in the same transaction.
 
 use crate::StorageError;
-use crate::db::{BESTS, Db, HISTORY, META, OUTBOX};
+use crate::db::{BESTS, Db, HISTORY, META, OUTBOX, PRACTICE};
 use crate::meta::{forget_delivered, record_delivered};
+use crate::practice::{PracticeGame, append_game};
 use crate::records::{Best, Recorded, from_js, to_js};
 use keydo_core::Mode;
 use keydo_core::game::board::{Board, Ranking};
 use keydo_core::sync::outbox::{OutboxEntry, OutboxKey, Slots, SyncState, blocked_prefix};
 use keydo_core::text::hash::TextHash;
-use rexie::{KeyRange, Store, TransactionMode};
+use rexie::{KeyRange, Store, Transaction, TransactionMode};
 use uuid::Uuid;
 use wasm_bindgen::JsValue;
 
@@ -32,44 +33,29 @@ impl Db {
         self.transact(
             &[HISTORY, BESTS, OUTBOX],
             TransactionMode::ReadWrite,
+            async |tx| write_result(tx, entry, boards).await,
+        )
+        .await
+    }
+
+    /// [`Db::record_result`], and in the same transaction the game as the practice
+    /// statistics read it (docs/practice.md, "Storage"), unless this game is already
+    /// recorded.
+    pub async fn record_result_with_practice(
+        &self,
+        entry: &OutboxEntry,
+        boards: &[Board],
+        practice: &PracticeGame,
+    ) -> Result<Recorded, StorageError> {
+        self.transact(
+            &[HISTORY, BESTS, OUTBOX, PRACTICE],
+            TransactionMode::ReadWrite,
             async |tx| {
                 let id: JsValue = entry.score_id.to_string().into();
-                tx.store(HISTORY)?.put(&to_js(entry)?, Some(&id)).await?;
-
-                let best_board = boards
-                    .iter()
-                    .copied()
-                    .find(|board| board.ranking() == Ranking::Best)
-                    .unwrap_or_default();
-                let bests = tx.store(BESTS)?;
-                let best_key: JsValue = best_key(entry.mode, best_board).into();
-                let previous: Option<Best> = bests
-                    .get(best_key.clone())
-                    .await?
-                    .map(from_js)
-                    .transpose()?;
-                let new_best = previous.is_none_or(|best| entry.value > best.value);
-                if new_best {
-                    let best = Best {
-                        mode: entry.mode,
-                        board: best_board,
-                        value: entry.value,
-                        score_id: entry.score_id,
-                        played_at: entry.played_at,
-                    };
-                    bests.put(&to_js(&best)?, Some(&best_key)).await?;
+                if tx.store(HISTORY)?.get(id).await?.is_none() {
+                    append_game(tx, practice).await?;
                 }
-
-                let outbox = tx.store(OUTBOX)?;
-                for &board in boards {
-                    let entry = entry.for_board(board);
-                    change_slots(&outbox, entry.key(), |slots| slots.add(entry)).await?;
-                }
-                let best = match previous {
-                    Some(previous) if !new_best => previous.value,
-                    _ => entry.value,
-                };
-                Ok(Recorded { new_best, best })
+                write_result(tx, entry, boards).await
             },
         )
         .await
@@ -187,11 +173,12 @@ impl Db {
 }
 
 /// Where a personal best is kept: the mode's id (as before texts existed) or
-/// `text/<hash>` for a loaded text's best.
+/// `text/<hash>` for a loaded text's best, `<mode>/options/<options>` for a test with options'.
 fn best_key(mode: Mode, board: Board) -> String {
     match board {
         Board::TextBest { text } | Board::TextFirst { text } => format!("text/{text}"),
         Board::Mode | Board::DailyFirst { .. } => mode.id().to_owned(),
+        Board::OptionsBest { options } => format!("{mode}/options/{}", options.key()),
     }
 }
 
@@ -238,4 +225,53 @@ async fn change_slots<T>(
             .await?;
     }
     Ok(output)
+}
+
+/// Writes a finished game's history row, personal best and outbox entries in `tx`.
+async fn write_result(
+    tx: &Transaction,
+    entry: &OutboxEntry,
+    boards: &[Board],
+) -> Result<Recorded, StorageError> {
+    let id: JsValue = entry.score_id.to_string().into();
+    tx.store(HISTORY)?.put(&to_js(entry)?, Some(&id)).await?;
+
+    let best_board = boards
+        .iter()
+        .copied()
+        .find(|board| board.ranking() == Ranking::Best)
+        .unwrap_or_default();
+    let bests = tx.store(BESTS)?;
+    let best_key: JsValue = best_key(entry.mode, best_board).into();
+    let previous: Option<Best> = bests
+        .get(best_key.clone())
+        .await?
+        .map(from_js)
+        .transpose()?;
+    let new_best = previous.is_none_or(|best| entry.value > best.value);
+    if new_best {
+        let best = Best {
+            mode: entry.mode,
+            board: best_board,
+            value: entry.value,
+            score_id: entry.score_id,
+            played_at: entry.played_at,
+        };
+        bests.put(&to_js(&best)?, Some(&best_key)).await?;
+    }
+
+    let outbox = tx.store(OUTBOX)?;
+    for &board in boards {
+        let entry = entry.for_board(board);
+        change_slots(&outbox, entry.key(), |slots| slots.add(entry)).await?;
+    }
+    let best = match previous {
+        Some(previous) if !new_best => previous.value,
+        _ => entry.value,
+    };
+    Ok(Recorded {
+        new_best,
+        best,
+        had_best: previous.is_some(),
+    })
 }

@@ -64,6 +64,8 @@ pub struct Recorded {
     pub new_best: bool,
     /// The personal best of the mode after this game.
     pub best: i64,
+    /// A personal best was there before this game: a new best beat an earlier one.
+    pub had_best: bool,
 }
 
 /// To a plain JS object (numbers, not BigInts; maps as objects).

@@ -176,7 +176,10 @@ impl<T: Transport> Flush<'_, T> {
         };
         self.db().await?.remove_if_unchanged(entry).await?;
         if let Some(code) = &ack.code {
-            self.db().await?.note_verified(entry.score_id, code).await?;
+            self.db()
+                .await?
+                .note_verified(entry.score_id, code, ack.improved)
+                .await?;
         }
         if ack.held {
             self.db().await?.note_held(entry).await?;

@@ -199,6 +199,7 @@ impl Transport for Scripted {
                     weekly: Some(value),
                 })
                 .collect(),
+            option_bests: Vec::new(),
         })
     }
 

@@ -1,5 +1,5 @@
-//! The typing game: pick a mode, load a text (载文) or race the day's text, type the
-//! prompt, see the result.
+//! The typing game: pick a mode (and a word mode's options), load a text (载文), race
+//! the day's text or practise (练习, `crate::practice`), type the prompt, see the result.
 //!
 //! [`Game`] owns what outlives one game (the mode, the corpora, the seeds) and shows
 //! either the game in play or the last result; when a game ends it has the records
@@ -11,6 +11,7 @@ mod chart;
 mod input;
 mod loader;
 mod modes;
+mod options;
 mod play;
 mod prompt;
 mod replay;
@@ -20,17 +21,23 @@ mod seed;
 mod source;
 mod texts;
 
+use crate::practice::{PracticePanel, PracticeResult, PracticeText, StartPractice};
+use crate::services::practice::PracticeService;
 use crate::services::profile::ProfileService;
 use crate::services::records::Records;
 use keydo_core::Mode;
 use keydo_core::game::board::boards_of;
+use keydo_core::game::options::Test;
 use keydo_core::game::score;
 use keydo_core::text::daily::race_day;
+use keydo_storage::PracticeGame;
 use leptos::ev;
 use leptos::prelude::*;
 use loader::TextLoader;
 use modes::ModePicker;
-use play::{Finished, Loading, Play};
+use options::OptionsBar;
+pub use play::Finished;
+use play::{Loading, Play};
 pub use replay::{ReplayPlayer, replay_code};
 use result::{Recording, ResultScreen};
 use source::Source;
@@ -42,17 +49,32 @@ pub fn Game() -> impl IntoView {
     let first_seed = seed::first_seed();
     let (source, set_source) = signal(Source::Mode(Mode::Time));
     let (round, set_round) = signal(0u64);
-    let (finished, set_finished) = signal(None::<(Finished, Recording)>);
+    let (finished, set_finished) = signal(None::<(Finished, Ended)>);
+    let chosen = options::load_chosen();
     let records = expect_context::<Records>();
+    let practice = expect_context::<PracticeService>();
     // A result's recording belongs to the game, not to `Play` (gone once the result
     // shows): each one is owned until the next game ends.
     let game_owner = StoredValue::new(Owner::current().unwrap_or_default());
     let recording = StoredValue::new(None::<Owner>);
     let finish = move |done: Finished| {
         let owner = game_owner.with_value(Owner::child);
-        let saving = owner.with(|| record(records, corpora, &done));
+        // A practice game only updates the practice statistics: no board sees it.
+        let ended = match source.get_untracked() {
+            Source::Practice(text) => {
+                let game = PracticeGame {
+                    mode: done.mode,
+                    prompt: done.target.as_str().to_owned(),
+                    input: done.input.clone(),
+                    target: practice.target(),
+                    played_at: js_sys::Date::now() as u64,
+                };
+                Ended::Practised(text, owner.with(|| practice.record(game)))
+            }
+            _ => Ended::Recorded(owner.with(|| record(records, corpora, &done))),
+        };
         recording.set_value(Some(owner));
-        set_finished.set(Some((done, saving)));
+        set_finished.set(Some((done, ended)));
     };
 
     let restart = move || {
@@ -65,6 +87,9 @@ pub fn Game() -> impl IntoView {
     };
     // "Next game": a loaded text's next 段, or the same source again.
     let next_game = move || play(source.with_untracked(Source::after_finish));
+    provide_context(StartPractice(Callback::new(move |text: PracticeText| {
+        play(Source::Practice(text))
+    })));
     // The page opens in the player's preferred mode, once the profile is read, unless
     // a game was already played or another mode or a text picked.
     if let Some(profile) = use_context::<ProfileService>() {
@@ -92,14 +117,22 @@ pub fn Game() -> impl IntoView {
     on_cleanup(move || on_escape.remove());
 
     let stage = move || {
-        if let Some((finished, saving)) = finished.get() {
-            return view! { <ResultScreen finished saving on_restart=next_game/> }.into_any();
+        match finished.get() {
+            Some((finished, Ended::Recorded(saving))) => {
+                return view! { <ResultScreen finished saving on_restart=next_game/> }.into_any();
+            }
+            Some((finished, Ended::Practised(practice, saved))) => {
+                return view! { <PracticeResult finished practice saved on_again=next_game/> }
+                    .into_any();
+            }
+            None => {}
         }
         let source = source.get();
         let mode = source.mode();
         let seed = seed::seed_of_round(first_seed, round.get());
         let today = race_day(js_sys::Date::now() as i64);
-        match corpora.assignment_of(&source, seed, today) {
+        let options = chosen.get().of(mode);
+        match corpora.assignment_of(&source, seed, options, today) {
             None => view! { <Loading mode/> }.into_any(),
             Some(Err(error)) => view! {
                 <p class="texts-error" role="alert" data-testid="texts-error">{error.to_string()}</p>
@@ -119,23 +152,37 @@ pub fn Game() -> impl IntoView {
     let picked = Memo::new(move |_| source.with(Source::picked_mode));
     view! {
         <ModePicker current=picked on_choose=move |mode| play(Source::Mode(mode))/>
+        <OptionsBar current=picked chosen on_change=restart/>
         <TextLoader on_load=play/>
+        <PracticePanel/>
         <section class="stage" aria-label="Game">{stage}</section>
     }
+}
+
+/// How a finished game was kept: recorded for its boards, or as practice only (with
+/// whether its statistics were saved).
+#[derive(Clone)]
+enum Ended {
+    Recorded(Recording),
+    Practised(PracticeText, ReadSignal<Option<Result<(), String>>>),
 }
 
 /// Records a game the server would take, on every board it counts on; one it would
 /// refuse is only shown, with why.
 fn record(records: Records, corpora: Corpora, done: &Finished) -> Recording {
     let value = score::value(done.mode, &done.stats);
-    score::validate(done.mode, &done.stats, value)?;
+    let test = Test {
+        mode: done.mode,
+        options: done.prompt.options(),
+    };
+    score::validate(test, &done.stats, value)?;
     // The corpus of a passage game is loaded: the game was played on it.
     let passages = corpora.passages(done.mode).and_then(Result::ok);
     let prompt = done.prompt.clone();
     Ok(records.record(
         done.mode,
         done.stats,
-        done.prompt.clone(),
+        (done.prompt.clone(), &done.target),
         done.input.clone(),
         move |played_at| boards_of(&prompt, played_at, passages.as_ref()),
     ))

@@ -9,7 +9,8 @@ use super::input::TypingInput;
 use super::prompt::{Marks, PromptView};
 use super::texts::Assignment;
 use keydo_core::game::mode::Language;
-use keydo_core::game::score::{Stats, TIME_MODE_DURATION_MS};
+use keydo_core::game::options::Test;
+use keydo_core::game::score::Stats;
 use keydo_core::{Edit, InputLog, KeyCounts, Mode, Prompt, PromptId, Session};
 use leptos::html::Input;
 use leptos::prelude::*;
@@ -59,7 +60,12 @@ pub fn Play(
     on_finish: impl Fn(Finished) + Copy + 'static,
     on_restart: impl Fn() + Copy + 'static,
 ) -> impl IntoView {
-    let session = StoredValue::new(Session::new(mode, &assignment.prompt));
+    // A word test's options (a `time` game's length) travel in its prompt identity.
+    let test = Test {
+        mode,
+        options: assignment.id.options(),
+    };
+    let session = StoredValue::new(Session::new(test, &assignment.prompt));
     let prompt_id = StoredValue::new(assignment.id.clone());
     let prompt_text = StoredValue::new(assignment.prompt.clone());
     let segment = assignment.segment;
@@ -147,7 +153,7 @@ pub fn Play(
     let target = session.with_value(|s| s.target().to_vec());
     view! {
         <div class="play" class:zh=language == Language::Chinese>
-            <LiveStats mode live/>
+            <LiveStats mode time_limit_ms=test.time_limit_ms() live/>
             <PromptView text=target marks caret caret_off composing language on_click=focus_input/>
             {assignment.attribution.map(|line| view! { <p class="attribution">{line}</p> })}
             <div class="controls">
@@ -191,14 +197,14 @@ pub fn Loading(mode: Mode) -> impl IntoView {
     }
 }
 
-/// The timer (counting down in `time`) and the speed so far.
+/// The timer (counting down in `time`, from its length) and the speed so far.
 #[component]
-fn LiveStats(mode: Mode, live: ReadSignal<Stats>) -> impl IntoView {
+fn LiveStats(mode: Mode, time_limit_ms: Option<u64>, live: ReadSignal<Stats>) -> impl IntoView {
     let seconds = move || {
         let elapsed = live.get().duration_ms;
-        match mode {
-            Mode::Time => TIME_MODE_DURATION_MS.saturating_sub(elapsed).div_ceil(1000),
-            _ => elapsed / 1000,
+        match time_limit_ms {
+            Some(limit) => limit.saturating_sub(elapsed).div_ceil(1000),
+            None => elapsed / 1000,
         }
     };
     let speed = move || {

@@ -17,13 +17,15 @@ use super::chart::SpeedChart;
 use super::play::Finished;
 use super::replay::ReplayPlayer;
 use super::report::ReportView;
+use crate::practice::DrillRow;
 use crate::services::db;
 use crate::services::profile::ProfileService;
 use crate::services::records::Saving;
-use crate::services::sync::Coordinator;
+use crate::services::sync::{Coordinator, SyncView};
 use crate::wording;
 use keydo_core::game::figures::Figures;
 use keydo_core::game::mode::{Language, value_digits};
+use keydo_core::game::options::Test;
 use keydo_core::game::playback::Playback;
 use keydo_core::game::report::report;
 use keydo_core::game::result_line::result_line;
@@ -32,6 +34,7 @@ use leptos::html::H2;
 use leptos::prelude::*;
 use line::ResultLine;
 use rows::{FigureRow, figure_rows};
+use uuid::Uuid;
 
 /// Where recording the finished game stands: a signal that follows the write, or why
 /// the game is not recorded at all.
@@ -51,9 +54,13 @@ pub fn ResultScreen(
         input,
         target,
         segment,
-        ..
+        prompt,
     } = finished;
     let value = score::value(mode, &stats);
+    let test = Test {
+        mode,
+        options: prompt.options(),
+    };
 
     // Focus lands on the heading, so Tab reaches "Next game" and Enter starts it.
     let heading_ref = NodeRef::<H2>::new();
@@ -78,7 +85,7 @@ pub fn ResultScreen(
         })
         .flatten();
     // The report and the 成绩 line: one replay of the log, when the screen opens.
-    let game_report = report(mode, &target, &input);
+    let game_report = report(test, &target, &input);
     let target_chars: Vec<char> = target.as_str().chars().collect();
     let result_line_view = game_report.as_ref().ok().map(|game_report| {
         let game_report = StoredValue::new(game_report.clone());
@@ -91,6 +98,10 @@ pub fn ResultScreen(
         });
         view! { <ResultLine line/> }
     });
+    let drills = game_report
+        .as_ref()
+        .ok()
+        .map(|game_report| view! { <DrillRow report=game_report.clone() target=target.clone()/> });
     let report_view = match game_report {
         Ok(game_report) => {
             view! { <ReportView mode report=game_report target=target_chars.clone()/> }.into_any()
@@ -102,7 +113,7 @@ pub fn ResultScreen(
     };
     let (replaying, set_replaying) = signal(false);
     let replay = move || {
-        replaying.get().then(|| match Playback::new(mode, &target, &input) {
+        replaying.get().then(|| match Playback::new(test, &target, &input) {
             Ok(playback) => view! {
                 <ReplayPlayer playback target=target_chars.clone() language=mode.language() autoplay=true/>
             }
@@ -139,6 +150,7 @@ pub fn ResultScreen(
                 <span class="score-unit" data-testid="result-unit">{mode.speed_unit()}</span>
             </p>
             <dl class="figures">{rows}</dl>
+            {drills}
             {result_line_view}
             <SavingStatus saving/>
             {public_notice}
@@ -193,6 +205,70 @@ fn PublicNotice() -> impl IntoView {
     }
 }
 
+/// Where a new personal best stands with the server (docs/sync.md, "The crown").
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum CrownState {
+    /// Waiting in the outbox, or held for review.
+    Pending,
+    /// The server answered `improved`.
+    Confirmed,
+    /// Refused (the entry is blocked), or a better result stands on the server.
+    NotCounted,
+}
+
+impl CrownState {
+    fn of(view: &SyncView, score_id: Uuid) -> CrownState {
+        if view.blocked.iter().any(|b| b.score_id == score_id) {
+            return CrownState::NotCounted;
+        }
+        if view.held.iter().any(|h| h.score_id == score_id) {
+            return CrownState::Pending;
+        }
+        match view.verified.iter().find(|v| v.score_id == score_id) {
+            Some(verified) if verified.improved => CrownState::Confirmed,
+            Some(_) => CrownState::NotCounted,
+            None => CrownState::Pending,
+        }
+    }
+
+    fn id(self) -> &'static str {
+        match self {
+            CrownState::Pending => "pending",
+            CrownState::Confirmed => "confirmed",
+            CrownState::NotCounted => "not-counted",
+        }
+    }
+
+    fn label(self) -> &'static str {
+        match self {
+            CrownState::Pending => "pending",
+            CrownState::Confirmed => "confirmed",
+            CrownState::NotCounted => "not counted",
+        }
+    }
+}
+
+/// The crown of a new personal best, following its delivery; a short celebration
+/// (CSS, none under `prefers-reduced-motion`) when a best that beat an earlier one is
+/// confirmed.
+#[component]
+fn Crown(score_id: Uuid, had_best: bool) -> impl IntoView {
+    let sync = expect_context::<Coordinator>().view();
+    let state = Memo::new(move |_| sync.with(|v| CrownState::of(v, score_id)));
+    view! {
+        <span
+            class="crown"
+            class:celebrate=move || had_best && state.get() == CrownState::Confirmed
+            data-testid="crown"
+            data-state=move || state.get().id()
+        >
+            <span aria-hidden="true">"👑"</span>
+            " "
+            {move || state.get().label()}
+        </span>
+    }
+}
+
 /// "Saving…" (or "Not saved yet"), then "Saved" (and "New personal best"), or why not.
 #[component]
 fn SavingStatus(saving: Recording) -> impl IntoView {
@@ -213,13 +289,20 @@ fn SavingStatus(saving: Recording) -> impl IntoView {
             </p>
         }
         .into_any(),
-        Saving::Saved { score_id, new_best } => {
+        Saving::Saved {
+            score_id,
+            new_best,
+            had_best,
+        } => {
             let sync = expect_context::<Coordinator>().view();
             let held = move || sync.with(|v| v.held.iter().any(|h| h.score_id == score_id));
             view! {
                 <p class="saving">
                     <span data-testid="saved">"Saved"</span>
-                    {new_best.then(|| view! { <strong class="new-best" data-testid="new-best">" New personal best!"</strong> })}
+                    {new_best.then(|| view! {
+                        <strong class="new-best" data-testid="new-best">" New personal best!"</strong>
+                        <Crown score_id had_best/>
+                    })}
                 </p>
                 {move || held().then(|| view! {
                     <p class="saving held" data-testid="held">{format!("Held for review: this result {}", wording::HELD)}</p>

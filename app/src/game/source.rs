@@ -1,6 +1,7 @@
 //! What the next game is played on: a mode's own texts, a text the player loaded (载文,
 //! docs/genda.md), or the day's race. Pure, so it is tested natively.
 
+use crate::practice::PracticeText;
 use keydo_core::Mode;
 use keydo_core::game::mode::Language;
 use keydo_core::text::qq::parse_message;
@@ -14,6 +15,8 @@ pub enum Source {
     Text(Loaded),
     /// The day's race in a language (每日赛文).
     Daily(Language),
+    /// A practice game (docs/practice.md): never recorded for a board.
+    Practice(PracticeText),
 }
 
 impl Source {
@@ -23,6 +26,7 @@ impl Source {
             Source::Mode(mode) => *mode,
             Source::Text(loaded) => loaded.current().mode(),
             Source::Daily(language) => daily_mode(*language),
+            Source::Practice(practice) => practice.mode(),
         }
     }
 
@@ -30,7 +34,7 @@ impl Source {
     pub fn picked_mode(&self) -> Option<Mode> {
         match self {
             Source::Mode(mode) => Some(*mode),
-            Source::Text(_) | Source::Daily(_) => None,
+            Source::Text(_) | Source::Daily(_) | Source::Practice(_) => None,
         }
     }
 

@@ -6,9 +6,9 @@
 use super::source::{Source, daily_mode};
 use crate::services::texts::{LoadError, load};
 use keydo_core::game::corpora;
-use keydo_core::game::texts::{
-    self, Passage, Passages, TIME_MODE_WORD_COUNT, WORDS_MODE_WORD_COUNT, WordList,
-};
+use keydo_core::game::options::TestOptions;
+use keydo_core::game::texts::{self, Passage, Passages, WordList};
+use keydo_core::text::LoadedText;
 use keydo_core::text::daily::raced_passage;
 use keydo_core::{Mode, Prompt, PromptId, Seed};
 use leptos::prelude::*;
@@ -43,11 +43,17 @@ impl Corpora {
         }
     }
 
-    /// The game `mode` plays with `seed` once its corpus is there (reactive).
-    pub fn assignment(&self, mode: Mode, seed: Seed) -> Option<Result<Assignment, LoadError>> {
-        let words_game = |words: &WordList, count| Assignment {
-            prompt: texts::words_prompt(words, seed.get(), count),
-            id: PromptId::for_game(mode, seed, None),
+    /// The game `mode` plays with `seed` (and, in the word modes, `options`) once its
+    /// corpus is there (reactive).
+    pub fn assignment(
+        &self,
+        mode: Mode,
+        seed: Seed,
+        options: TestOptions,
+    ) -> Option<Result<Assignment, LoadError>> {
+        let words_game = |words: &WordList| Assignment {
+            prompt: texts::words_prompt(words, seed.get(), options.word_count(mode), &options),
+            id: PromptId::for_game(mode, seed, None).with_options(options),
             attribution: None,
             segment: None,
         };
@@ -56,29 +62,24 @@ impl Corpora {
             attributed(passage, PromptId::for_game(mode, seed, Some(&passage.id)))
         };
         Some(match mode {
-            Mode::Time => self
-                .words
-                .get()?
-                .map(|w| words_game(&w, TIME_MODE_WORD_COUNT)),
-            Mode::Words => self
-                .words
-                .get()?
-                .map(|w| words_game(&w, WORDS_MODE_WORD_COUNT)),
+            Mode::Time | Mode::Words => self.words.get()?.map(|w| words_game(&w)),
             Mode::Quote => self.quotes.get()?.map(|p| passage_game(&p)),
             Mode::Zh => self.zh.get()?.map(|p| passage_game(&p)),
         })
     }
 
     /// The game `source` plays (reactive, for the passages a source needs); `seed`
-    /// draws a mode's prompt, `today` is the race day for the day's race.
+    /// draws a mode's prompt, played with `options` in the word modes; `today` is the
+    /// race day for the day's race.
     pub fn assignment_of(
         &self,
         source: &Source,
         seed: Seed,
+        options: TestOptions,
         today: i64,
     ) -> Option<Result<Assignment, LoadError>> {
         match source {
-            Source::Mode(mode) => self.assignment(*mode, seed),
+            Source::Mode(mode) => self.assignment(*mode, seed, options),
             Source::Text(loaded) => {
                 let text = loaded.current().clone();
                 let (place, count) = loaded.progress();
@@ -94,6 +95,17 @@ impl Corpora {
                     segment: loaded.segment_no(),
                 }))
             }
+            Source::Practice(practice) => Some(
+                LoadedText::new(practice.prompt.as_str())
+                    .map(|text| Assignment {
+                        prompt: practice.prompt.clone(),
+                        // Never sent: a practice game is recorded for no board.
+                        id: PromptId::Text { text },
+                        attribution: Some(practice.label()),
+                        segment: None,
+                    })
+                    .map_err(|e| LoadError::new("practice", e.to_string())),
+            ),
             Source::Daily(language) => {
                 let mode = daily_mode(*language);
                 Some(self.passages(mode)?.map(|passages| {

@@ -10,12 +10,15 @@
 //!   linking this device to the player's other one;
 //! - [`sync`]: the coordinator that decides when `keydo-sync` flushes the outbox;
 //! - [`shell`]: the service worker (registration, updates) and persistent storage;
-//! - [`texts`]: the text corpora the prompts are made from.
+//! - [`texts`]: the text corpora the prompts are made from;
+//! - [`practice`]: the practice course (fetched on demand) and the per-unit
+//!   statistics in the browser database.
 //!
 //! [`provide`] starts them once and puts the stateful ones in Leptos context.
 
 pub mod api;
 pub mod db;
+pub mod practice;
 pub mod profile;
 pub mod records;
 pub mod shell;
@@ -27,11 +30,14 @@ use leptos::prelude::*;
 use web_sys::VisibilityState;
 
 /// Starts every service and provides [`sync::Coordinator`], [`records::Records`],
-/// [`profile::ProfileService`] and [`shell::Shell`] to the components below.
+/// [`practice::PracticeService`], [`profile::ProfileService`] and [`shell::Shell`] to
+/// the components below.
 pub fn provide() {
     let coordinator = sync::Coordinator::start();
     provide_context(coordinator);
-    provide_context(records::Records::start(coordinator));
+    let practice = practice::PracticeService::start();
+    provide_context(practice);
+    provide_context(records::Records::start(coordinator, practice));
     provide_context(profile::ProfileService::start(coordinator));
     provide_context(shell::Shell::start());
 }

@@ -1,6 +1,7 @@
 //! The browser database (IndexedDB `keydo`, through `keydo-storage`) as the game uses
-//! it: each finished game is recorded — history, personal best and sync outbox in one
-//! transaction — and the personal bests are kept for the mode buttons. (The reads the
+//! it: each finished game is recorded — history, personal best, sync outbox and the
+//! game as the practice statistics read it in one transaction — and the personal
+//! bests are kept for the mode buttons. (The reads the
 //! other services share are in [`super::db`].)
 //!
 //! A write that fails for a passing reason (the storage quota is used up, another tab
@@ -12,11 +13,12 @@
 //! Every operation opens its own connection, which closes when it is dropped at the
 //! end of the operation, so no open connection holds up a schema upgrade.
 
+use super::practice::PracticeService;
 use super::sync::Coordinator;
 use keydo_core::game::board::Board;
 use keydo_core::sync::outbox::OutboxEntry;
-use keydo_core::{InputLog, Mode, PromptId, Stats};
-use keydo_storage::{Db, Recorded, StorageError};
+use keydo_core::{InputLog, Mode, Prompt, PromptId, Stats};
+use keydo_storage::{Db, PracticeGame, Recorded, StorageError};
 use leptos::ev;
 use leptos::prelude::*;
 use leptos::task::spawn_local;
@@ -43,6 +45,8 @@ pub struct Records {
     /// The boards that game counts on.
     last_boards: RwSignal<Vec<Board>>,
     coordinator: Coordinator,
+    /// Folds each recorded game into the practice statistics.
+    practice: PracticeService,
 }
 
 /// Where recording a finished game stands.
@@ -52,10 +56,12 @@ pub enum Saving {
     /// The write failed for this reason and will be tried again; the game is kept in
     /// memory meanwhile.
     NotSavedYet(String),
-    /// Committed to the database; `new_best` if it beat the mode's personal best.
+    /// Committed to the database; `new_best` if it beat its board's personal best
+    /// (the mode's, a loaded text's or its options'), `had_best` if there was one.
     Saved {
         score_id: Uuid,
         new_best: bool,
+        had_best: bool,
     },
     /// A stored record is unreadable: trying again cannot help.
     Failed(String),
@@ -75,17 +81,20 @@ struct Game {
     input: InputLog,
     /// The boards it counts on, each with its own outbox entry.
     boards: Vec<Board>,
+    /// The game as the practice statistics read it, written in the same transaction.
+    practice: PracticeGame,
 }
 
 impl Records {
     /// Starts with no bests and fills them in from the database.
-    pub fn start(coordinator: Coordinator) -> Records {
+    pub fn start(coordinator: Coordinator, practice: PracticeService) -> Records {
         let records = Records {
             bests: RwSignal::new(Vec::new()),
             unsaved: RwSignal::new(0),
             last_played: RwSignal::new(None),
             last_boards: RwSignal::new(Vec::new()),
             coordinator,
+            practice,
         };
         spawn_local(async move {
             match stored_bests().await {
@@ -130,18 +139,27 @@ impl Records {
     /// has the sync deliver it. The signal follows the write: "saved" means committed.
     ///
     /// `boards_at` names the boards the game counts on, given when it ended
-    /// (`keydo_core::game::board::boards_of`).
+    /// (`keydo_core::game::board::boards_of`); `text` is the prompt `prompt` names,
+    /// kept with the game for the practice statistics.
     pub fn record(
         &self,
         mode: Mode,
         stats: Stats,
-        prompt: PromptId,
+        (prompt, text): (PromptId, &Prompt),
         input: InputLog,
         boards_at: impl FnOnce(u64) -> Vec<Board>,
     ) -> ReadSignal<Saving> {
         // Whole milliseconds since the epoch, far below 2^53.
         let played_at = js_sys::Date::now() as u64;
+        let practice = PracticeGame {
+            mode,
+            prompt: text.as_str().to_owned(),
+            input: input.clone(),
+            target: self.practice.target(),
+            played_at,
+        };
         let game = Game {
+            practice,
             score_id: Uuid::new_v4(),
             mode,
             stats,
@@ -167,8 +185,10 @@ impl Records {
                     saving.try_set(Saving::Saved {
                         score_id,
                         new_best: recorded.new_best,
+                        had_best: recorded.had_best,
                     });
                     records.coordinator.saved();
+                    records.practice.catch_up();
                 }
                 Err(error) => {
                     saving.try_set(Saving::Failed(error.to_string()));
@@ -246,7 +266,9 @@ async fn write(game: Game) -> Result<Recorded, StorageError> {
     if let Some(performance) = &performance {
         let _ = performance.mark(DURABLE_WRITE_START);
     }
-    let recorded = db.record_result(&entry, &game.boards).await;
+    let recorded = db
+        .record_result_with_practice(&entry, &game.boards, &game.practice)
+        .await;
     if let Some(performance) = &performance {
         let _ = performance.measure_with_start_mark(DURABLE_WRITE, DURABLE_WRITE_START);
     }

@@ -10,7 +10,13 @@ pub async fn load<T>(
     file: &'static str,
     parse: fn(&str) -> Result<T, CorpusError>,
 ) -> Result<T, LoadError> {
-    let failed = |reason: String| LoadError { file, reason };
+    let body = fetch(file).await?;
+    parse(&body).map_err(|e| LoadError::new(file, e.to_string()))
+}
+
+/// Fetches `/texts/<file>` as text.
+pub async fn fetch(file: &'static str) -> Result<String, LoadError> {
+    let failed = |reason: String| LoadError::new(file, reason);
     let response = Request::get(&format!("/texts/{file}"))
         .send()
         .await
@@ -18,8 +24,7 @@ pub async fn load<T>(
     if !response.ok() {
         return Err(failed(format!("the server answered {}", response.status())));
     }
-    let body = response.text().await.map_err(|e| failed(e.to_string()))?;
-    parse(&body).map_err(|e| failed(e.to_string()))
+    response.text().await.map_err(|e| failed(e.to_string()))
 }
 
 /// A corpus that could not be fetched or read.
@@ -27,6 +32,12 @@ pub async fn load<T>(
 pub struct LoadError {
     file: &'static str,
     reason: String,
+}
+
+impl LoadError {
+    pub fn new(file: &'static str, reason: String) -> LoadError {
+        LoadError { file, reason }
+    }
 }
 
 impl fmt::Display for LoadError {

@@ -2,12 +2,15 @@
 //! (docs/genda.md, "Boards"; docs/sync.md, "Outbox").
 //!
 //! A built-in test counts on its mode's boards (all time and the week), which keep each
-//! player's best. A loaded text counts on two boards of that text: its best and its
+//! player's best; the same test with options other than the default (30 s, 100 words,
+//! punctuation, docs/scoring.md "Options") counts on a personal board of those options
+//! alone, never a public one. A loaded text counts on two boards of that text: its best and its
 //! 首打, which keeps each player's *first* completed attempt whatever its value. The
 //! day's race keeps the first attempt of that day. Client and server apply the same
 //! [`Ranking`], so the outbox and the server's boards keep the same game whatever order
 //! attempts, resends and tabs deliver them in.
 
+use crate::game::options::TestOptions;
 use crate::game::prompt_id::PromptId;
 use crate::game::texts::Passages;
 use crate::text::daily::{race_day, raced_passage};
@@ -71,12 +74,16 @@ pub enum Board {
     /// The first completed attempt at the day's race of the game's language, on the
     /// UTC+8 day `day` (days since 1970-01-01).
     DailyFirst { day: i64 },
+    /// The player's own best of the mode's test with `options` (never the default):
+    /// no public board ranks it.
+    OptionsBest { options: TestOptions },
 }
 
 /// The boards a game on `prompt` that ended at `played_at` (unix ms) counts on, the
 /// first-only ones first: a loaded text's 首打 and best (never its mode's public
 /// boards); a built-in test's mode boards, and before them the day's race when its
-/// passage is the one raced that day in its language. `passages` is the corpus a
+/// passage is the one raced that day in its language; a word test with options its
+/// options' personal board alone. `passages` is the corpus a
 /// passage prompt names (the page loads each corpus on its own; none is needed for
 /// other prompts). Client and server call it alike, so the outbox keeps a game under
 /// the boards the server ranks it on.
@@ -96,14 +103,15 @@ pub fn boards_of(prompt: &PromptId, played_at: u64, passages: Option<&Passages>)
                 _ => vec![Board::Mode],
             }
         }
-        PromptId::Seeded { .. } => vec![Board::Mode],
+        PromptId::Seeded { options, .. } if options.is_default() => vec![Board::Mode],
+        PromptId::Seeded { options, .. } => vec![Board::OptionsBest { options: *options }],
     }
 }
 
 impl Board {
     pub fn ranking(self) -> Ranking {
         match self {
-            Board::Mode | Board::TextBest { .. } => Ranking::Best,
+            Board::Mode | Board::TextBest { .. } | Board::OptionsBest { .. } => Ranking::Best,
             Board::TextFirst { .. } | Board::DailyFirst { .. } => Ranking::First,
         }
     }
@@ -113,7 +121,7 @@ impl Board {
 mod tests {
     use super::*;
     use crate::game::corpora::Corpora;
-    use crate::game::mode::Language;
+    use crate::game::mode::{Language, Mode};
     use crate::game::prompt_id::Corpus;
     use crate::text::daily::daily_passage;
     use proptest::prelude::*;
@@ -233,6 +241,7 @@ mod tests {
         let seeded = PromptId::Seeded {
             corpus: Corpus::Words,
             seed: crate::Seed::new(42).unwrap(),
+            options: TestOptions::default(),
         };
         assert_eq!(boards(&seeded, noon_of(day)), [Board::Mode]);
         let raced = daily_passage(corpora, day, Language::Chinese).id.clone();
@@ -251,7 +260,58 @@ mod tests {
         assert_eq!(boards(&prompt, noon_of(day)), [Board::Mode]);
     }
 
+    /// Any options a word mode offers, the default among them.
+    fn offered_options(mode: Mode) -> impl Strategy<Value = TestOptions> {
+        (
+            proptest::sample::select(TestOptions::lengths(mode).to_vec()),
+            any::<bool>(),
+            any::<bool>(),
+        )
+            .prop_map(move |(length, punctuation, numbers)| {
+                TestOptions {
+                    punctuation,
+                    numbers,
+                    ..TestOptions::default()
+                }
+                .with_length(mode, length)
+            })
+    }
+
+    fn word_test(mode: Mode) -> impl Strategy<Value = (Mode, TestOptions, TestOptions, u64)> {
+        (
+            Just(mode),
+            offered_options(mode),
+            offered_options(mode),
+            0..=crate::Seed::MAX,
+        )
+    }
+
     proptest! {
+        /// Options' bests never mix: two games of a word mode share a board (and an
+        /// outbox key) exactly when they were played with the same options, and only
+        /// the default test reaches the mode's public boards.
+        #[test]
+        fn options_bests_never_mix(
+            (mode, a, b, seed) in prop_oneof![word_test(Mode::Time), word_test(Mode::Words)]
+        ) {
+            let prompt = |options: TestOptions| {
+                PromptId::for_game(mode, crate::Seed::new(seed).unwrap(), None).with_options(options)
+            };
+            let (boards_a, boards_b) = (boards(&prompt(a), noon_of(20_424)), boards(&prompt(b), noon_of(20_424)));
+            prop_assert_eq!(boards_a.len(), 1);
+            prop_assert_eq!(boards_a == boards_b, a == b);
+            prop_assert_eq!(boards_a == [Board::Mode], a.is_default());
+            let key = |board: Board| {
+                crate::sync::outbox::OutboxKey { profile_id: Uuid::nil(), mode, board, week: None }.to_string()
+            };
+            prop_assert_eq!(key(boards_a[0]) == key(boards_b[0]), a == b);
+            prop_assert_eq!(boards_a[0].ranking(), Ranking::Best);
+            // The prompt the server rebuilds is the one the options name.
+            let corpora = Corpora::shipped();
+            let built = corpora.prompt(mode, &prompt(a)).unwrap();
+            prop_assert_eq!(built.as_str().split(' ').count(), a.word_count(mode).get());
+        }
+
         /// Whatever order a board's games arrive in, it keeps the same one: the best
         /// (or first) by value, time and id.
         #[test]

@@ -5,11 +5,10 @@
 //! ([`Corpora::shipped`], feature `shipped-texts`), so there is no copy to drift.
 
 use crate::game::mode::Mode;
+use crate::game::options::OptionsError;
 use crate::game::prompt::Prompt;
 use crate::game::prompt_id::{Corpus, PromptId};
-use crate::game::texts::{
-    self, CorpusError, Passages, TIME_MODE_WORD_COUNT, WORDS_MODE_WORD_COUNT, WordList,
-};
+use crate::game::texts::{self, CorpusError, Passages, WordList};
 use std::fmt;
 
 /// The word list and the two passage corpora.
@@ -70,13 +69,17 @@ impl Corpora {
                     corpus: id.corpus(),
                 })
             }
-            PromptId::Seeded { seed, .. } => {
-                let count = match mode {
-                    Mode::Time => TIME_MODE_WORD_COUNT,
-                    Mode::Words => WORDS_MODE_WORD_COUNT,
-                    Mode::Quote | Mode::Zh => return Err(UnknownPrompt::NeedsPassage { mode }),
-                };
-                Ok(texts::words_prompt(&self.words, seed.get(), count))
+            PromptId::Seeded { seed, options, .. } => {
+                if matches!(mode, Mode::Quote | Mode::Zh) {
+                    return Err(UnknownPrompt::NeedsPassage { mode });
+                }
+                options.check(mode).map_err(UnknownPrompt::Options)?;
+                Ok(texts::words_prompt(
+                    &self.words,
+                    seed.get(),
+                    options.word_count(mode),
+                    options,
+                ))
             }
             PromptId::Passage { corpus, passage } => {
                 let passages = match corpus {
@@ -130,6 +133,8 @@ pub enum UnknownPrompt {
         mode: Mode,
         text_mode: Mode,
     },
+    /// The mode does not offer these test options.
+    Options(OptionsError),
 }
 
 impl fmt::Display for UnknownPrompt {
@@ -153,6 +158,7 @@ impl fmt::Display for UnknownPrompt {
                 f,
                 "This text is typed in a {text_mode} game, not a {mode} game: its language decides."
             ),
+            UnknownPrompt::Options(error) => write!(f, "No such test: {error}."),
         }
     }
 }
@@ -162,6 +168,7 @@ impl std::error::Error for UnknownPrompt {}
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::game::options::TestOptions;
     use crate::game::prompt_id::Seed;
     use crate::text::LoadedText;
 
@@ -174,8 +181,32 @@ mod tests {
             .unwrap();
         assert_eq!(
             words,
-            texts::words_prompt(&corpora.words, 9, WORDS_MODE_WORD_COUNT)
+            texts::words_prompt(
+                &corpora.words,
+                9,
+                crate::game::options::WORDS_MODE_WORD_COUNT,
+                &TestOptions::default()
+            )
         );
+        // With options: as many words as chosen, dressed as chosen.
+        let options = TestOptions {
+            length: Some(10),
+            punctuation: true,
+            numbers: false,
+        };
+        let short = corpora
+            .prompt(
+                Mode::Words,
+                &PromptId::for_game(Mode::Words, seed, None).with_options(options),
+            )
+            .unwrap();
+        assert_eq!(short.as_str().split(' ').count(), 10);
+        assert!(short.as_str().ends_with('.'));
+        let odd = PromptId::for_game(Mode::Time, seed, None).with_options(options);
+        assert!(matches!(
+            corpora.prompt(Mode::Time, &odd),
+            Err(UnknownPrompt::Options(_))
+        ));
         let time = corpora
             .prompt(Mode::Time, &PromptId::for_game(Mode::Time, seed, None))
             .unwrap();
@@ -202,6 +233,7 @@ mod tests {
                 PromptId::Seeded {
                     corpus: Corpus::Words,
                     seed,
+                    options: TestOptions::default(),
                 },
                 "A zh game is not played on the words texts.",
             ),
@@ -210,6 +242,7 @@ mod tests {
                 PromptId::Seeded {
                     corpus: Corpus::Quotes,
                     seed,
+                    options: TestOptions::default(),
                 },
                 "A quote game's passage is named by its id.",
             ),

@@ -8,9 +8,8 @@
 //! [`CHECKPOINT_EVERY`] edits and one copy of the text, wherever the player jumps.
 
 use crate::game::input_log::{InputLog, LoggedEdit};
-use crate::game::mode::Mode;
+use crate::game::options::Test;
 use crate::game::prompt::Prompt;
-use crate::game::score::TIME_MODE_DURATION_MS;
 use crate::game::typing::{CharState, Session};
 use crate::verify::replay::ReplayError;
 
@@ -56,8 +55,14 @@ pub struct Playback {
 impl Playback {
     /// Replays `log` on `prompt` in `mode`. Refuses what the server's replay refuses:
     /// an unreadable log, one the session would not have recorded, an unfinished game.
-    pub fn new(mode: Mode, prompt: &Prompt, log: &InputLog) -> Result<Playback, ReplayError> {
-        let mut session = Session::new(mode, prompt);
+    pub fn new(
+        test: impl Into<Test>,
+        prompt: &Prompt,
+        log: &InputLog,
+    ) -> Result<Playback, ReplayError> {
+        let test = test.into();
+        let mode = test.mode;
+        let mut session = Session::new(test, prompt);
         let mut changes: Vec<Change> = Vec::new();
         let mut checkpoints = Vec::new();
         let mut composing: Option<String> = None;
@@ -104,9 +109,7 @@ impl Playback {
         if session.input_log() != *log {
             return Err(ReplayError::NotAsRecorded);
         }
-        if mode == Mode::Time {
-            session.tick(last_at + TIME_MODE_DURATION_MS);
-        }
+        session.run_out(last_at);
         if session.result().is_none() {
             return Err(ReplayError::Unfinished { mode });
         }
@@ -166,6 +169,7 @@ impl Playback {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::game::mode::Mode;
     use crate::game::typing::tests::random_edit;
     use proptest::prelude::*;
 

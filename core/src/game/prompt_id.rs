@@ -1,12 +1,15 @@
 //! Which prompt a game was played on: enough for the server to rebuild the exact text
 //! from the corpora the shell ships (docs/replay.md).
 //!
-//! Random-word games name their seed (`{"corpus": "words", "seed": 42}`); passage games
+//! Random-word games name their seed (`{"corpus": "words", "seed": 42}`) and any test
+//! options besides the default (`"length": 30, "punctuation": true, "numbers": true`,
+//! [`TestOptions`]); passage games
 //! name the passage (`{"corpus": "quotes", "passage": "austen-pride"}`), so adding a
 //! passage to a corpus never changes what an older game typed. A text the player
 //! loaded travels whole (`{"corpus": "text", "text": "…"}`, docs/genda.md).
 
 use crate::game::mode::Mode;
+use crate::game::options::TestOptions;
 use crate::text::LoadedText;
 use serde::{Deserialize, Serialize};
 use std::fmt;
@@ -98,8 +101,13 @@ impl fmt::Display for SeedTooLarge {
 #[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(try_from = "WirePromptId", into = "WirePromptId")]
 pub enum PromptId {
-    /// Words drawn from `corpus` by `seed` (how many depends on the mode).
-    Seeded { corpus: Corpus, seed: Seed },
+    /// Words drawn from `corpus` by `seed` (how many depends on the mode and the
+    /// options), dressed as the options say.
+    Seeded {
+        corpus: Corpus,
+        seed: Seed,
+        options: TestOptions,
+    },
     /// The passage of `corpus` whose id is `passage`.
     Passage { corpus: Corpus, passage: String },
     /// A text the player loaded; its corpus is [`Corpus::Text`].
@@ -116,7 +124,32 @@ impl PromptId {
                 corpus,
                 passage: passage.to_owned(),
             },
-            _ => PromptId::Seeded { corpus, seed },
+            _ => PromptId::Seeded {
+                corpus,
+                seed,
+                options: TestOptions::default(),
+            },
+        }
+    }
+
+    /// The same prompt played with `options`; only seeded prompts take any.
+    pub fn with_options(self, options: TestOptions) -> PromptId {
+        match self {
+            PromptId::Seeded { corpus, seed, .. } => PromptId::Seeded {
+                corpus,
+                seed,
+                options,
+            },
+            other => other,
+        }
+    }
+
+    /// The test options the prompt was played with: the default for passages and
+    /// loaded texts.
+    pub fn options(&self) -> TestOptions {
+        match self {
+            PromptId::Seeded { options, .. } => *options,
+            PromptId::Passage { .. } | PromptId::Text { .. } => TestOptions::default(),
         }
     }
 
@@ -127,20 +160,35 @@ impl PromptId {
         }
     }
 
-    /// `corpus:seed` for seeded prompts: a seed counts once per player (docs/replay.md).
+    /// `corpus:seed` for seeded prompts: a seed counts once per player, whatever the
+    /// options (docs/replay.md).
     pub fn seed_key(&self) -> Option<String> {
         match self {
-            PromptId::Seeded { corpus, seed } => Some(format!("{}:{}", corpus.id(), seed.get())),
+            PromptId::Seeded { corpus, seed, .. } => {
+                Some(format!("{}:{}", corpus.id(), seed.get()))
+            }
             PromptId::Passage { .. } | PromptId::Text { .. } => None,
         }
     }
 }
 
 impl fmt::Display for PromptId {
-    /// `words:42`, `quotes:austen-pride`, or `text:` and the text's full hash.
+    /// `words:42` (and `/` and the options' key when not the default:
+    /// `words:42/30+punctuation`), `quotes:austen-pride`, or `text:` and the text's
+    /// full hash.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            PromptId::Seeded { corpus, seed } => write!(f, "{}:{}", corpus.id(), seed.get()),
+            PromptId::Seeded {
+                corpus,
+                seed,
+                options,
+            } => {
+                write!(f, "{}:{}", corpus.id(), seed.get())?;
+                if !options.is_default() {
+                    write!(f, "/{}", options.key())?;
+                }
+                Ok(())
+            }
             PromptId::Passage { corpus, passage } => write!(f, "{}:{passage}", corpus.id()),
             PromptId::Text { text } => write!(f, "{}:{}", Corpus::Text.id(), text.hash()),
         }
@@ -148,7 +196,7 @@ impl fmt::Display for PromptId {
 }
 
 /// The JSON object: a corpus and exactly one of `seed` and `passage`, or the `text`
-/// corpus and its `text`.
+/// corpus and its `text`; a seed with the options that are not the default.
 #[derive(Serialize, Deserialize)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 struct WirePromptId {
@@ -159,17 +207,58 @@ struct WirePromptId {
     passage: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     text: Option<LoadedText>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    length: Option<u16>,
+    #[serde(default, skip_serializing_if = "is_false")]
+    punctuation: bool,
+    #[serde(default, skip_serializing_if = "is_false")]
+    numbers: bool,
+}
+
+fn is_false(value: &bool) -> bool {
+    !value
+}
+
+impl WirePromptId {
+    /// `corpus` alone, for the other fields to be filled in.
+    fn none(corpus: Corpus) -> WirePromptId {
+        WirePromptId {
+            corpus,
+            seed: None,
+            passage: None,
+            text: None,
+            length: None,
+            punctuation: false,
+            numbers: false,
+        }
+    }
+
+    fn options(&self) -> TestOptions {
+        TestOptions {
+            length: self.length,
+            punctuation: self.punctuation,
+            numbers: self.numbers,
+        }
+    }
 }
 
 impl TryFrom<WirePromptId> for PromptId {
     type Error = &'static str;
 
     fn try_from(wire: WirePromptId) -> Result<Self, Self::Error> {
+        let options = wire.options();
+        if !options.is_default() && (wire.seed.is_none() || wire.corpus != Corpus::Words) {
+            return Err("only a seeded prompt of the words corpus carries options");
+        }
         match (wire.corpus, wire.seed, wire.passage, wire.text) {
             (Corpus::Text, None, None, Some(text)) => Ok(PromptId::Text { text }),
             (Corpus::Text, ..) => Err("a prompt of the text corpus carries its text alone"),
             (_, _, _, Some(_)) => Err("only a prompt of the text corpus carries a text"),
-            (corpus, Some(seed), None, None) => Ok(PromptId::Seeded { corpus, seed }),
+            (corpus, Some(seed), None, None) => Ok(PromptId::Seeded {
+                corpus,
+                seed,
+                options,
+            }),
             (corpus, None, Some(passage), None) => Ok(PromptId::Passage { corpus, passage }),
             _ => Err("a prompt names either a seed or a passage"),
         }
@@ -179,23 +268,25 @@ impl TryFrom<WirePromptId> for PromptId {
 impl From<PromptId> for WirePromptId {
     fn from(id: PromptId) -> Self {
         match id {
-            PromptId::Seeded { corpus, seed } => WirePromptId {
+            PromptId::Seeded {
+                corpus,
+                seed,
+                options,
+            } => WirePromptId {
                 corpus,
                 seed: Some(seed),
-                passage: None,
-                text: None,
+                length: options.length,
+                punctuation: options.punctuation,
+                numbers: options.numbers,
+                ..WirePromptId::none(corpus)
             },
             PromptId::Passage { corpus, passage } => WirePromptId {
-                corpus,
-                seed: None,
                 passage: Some(passage),
-                text: None,
+                ..WirePromptId::none(corpus)
             },
             PromptId::Text { text } => WirePromptId {
-                corpus: Corpus::Text,
-                seed: None,
-                passage: None,
                 text: Some(text),
+                ..WirePromptId::none(Corpus::Text)
             },
         }
     }
@@ -211,6 +302,7 @@ mod tests {
         let seeded = PromptId::Seeded {
             corpus: Corpus::Words,
             seed: Seed::new(42).unwrap(),
+            options: TestOptions::default(),
         };
         let passage = PromptId::Passage {
             corpus: Corpus::Zh,
@@ -226,6 +318,45 @@ mod tests {
         assert_eq!(seeded.seed_key().as_deref(), Some("words:42"));
         assert_eq!(passage.seed_key(), None);
         assert_eq!(passage.to_string(), "zh:lunyu-1");
+    }
+
+    #[test]
+    fn options_travel_with_a_seed_and_only_when_chosen() {
+        let options = TestOptions {
+            length: Some(30),
+            punctuation: true,
+            numbers: false,
+        };
+        let id = PromptId::for_game(Mode::Time, Seed::new(42).unwrap(), None).with_options(options);
+        let wire = json!({"corpus": "words", "seed": 42, "length": 30, "punctuation": true});
+        assert_eq!(serde_json::to_value(&id).unwrap(), wire);
+        assert_eq!(serde_json::from_value::<PromptId>(wire).unwrap(), id);
+        assert_eq!(id.options(), options);
+        assert_eq!(id.to_string(), "words:42/30+punctuation");
+        // A seed counts once, whatever the options.
+        assert_eq!(id.seed_key().as_deref(), Some("words:42"));
+        // The default options write nothing: older identities read as before.
+        let plain = id.clone().with_options(TestOptions::default());
+        assert_eq!(
+            serde_json::to_value(&plain).unwrap(),
+            json!({"corpus": "words", "seed": 42})
+        );
+        assert_eq!(plain.to_string(), "words:42");
+        for wrong in [
+            json!({"corpus": "quotes", "passage": "a", "punctuation": true}),
+            json!({"corpus": "zh", "seed": 1, "length": 30}),
+            json!({"corpus": "text", "text": "a", "numbers": true}),
+            json!({"corpus": "words", "seed": 1, "length": -1}),
+        ] {
+            assert!(
+                serde_json::from_value::<PromptId>(wrong.clone()).is_err(),
+                "{wrong}"
+            );
+        }
+        // Passages keep their options out.
+        let passage =
+            PromptId::for_game(Mode::Quote, Seed::new(1).unwrap(), Some("q")).with_options(options);
+        assert_eq!(passage.options(), TestOptions::default());
     }
 
     #[test]

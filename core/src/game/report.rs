@@ -12,8 +12,9 @@
 use crate::game::figures::Figures;
 use crate::game::input_log::{InputLog, LoggedEdit};
 use crate::game::mode::{Language, Mode};
+use crate::game::options::Test;
 use crate::game::prompt::Prompt;
-use crate::game::score::{Stats, TIME_MODE_DURATION_MS};
+use crate::game::score::Stats;
 use crate::game::typing::{CharState, SAMPLE_INTERVAL_MS, Session};
 use crate::verify::replay::ReplayError;
 use std::ops::Range;
@@ -152,8 +153,14 @@ impl Step {
 /// Replays `log` on `prompt` in `mode` and reports the finished game. Fails as the
 /// server's replay does: an unreadable log, one the session would not have recorded, or
 /// a game that did not finish.
-pub fn report(mode: Mode, prompt: &Prompt, log: &InputLog) -> Result<Report, ReplayError> {
-    let mut session = Session::new(mode, prompt);
+pub fn report(
+    test: impl Into<Test>,
+    prompt: &Prompt,
+    log: &InputLog,
+) -> Result<Report, ReplayError> {
+    let test = test.into();
+    let mode = test.mode;
+    let mut session = Session::new(test, prompt);
     let mut steps: Vec<Step> = Vec::new();
     // The step that wrote each character of the current text.
     let mut writers: Vec<usize> = Vec::new();
@@ -266,10 +273,7 @@ pub fn report(mode: Mode, prompt: &Prompt, log: &InputLog) -> Result<Report, Rep
     if session.input_log() != *log {
         return Err(ReplayError::NotAsRecorded);
     }
-    if mode == Mode::Time {
-        // The page's timer ends a `time` game 60 s after its first key.
-        session.tick(last_at + TIME_MODE_DURATION_MS);
-    }
+    session.run_out(last_at);
     let stats = session.result().ok_or(ReplayError::Unfinished { mode })?;
     let start = start.expect("a game with a result has started");
     let end = start + stats.duration_ms;

@@ -15,6 +15,7 @@
 
 use crate::api::code::ApiCode;
 use crate::game::mode::{CHARS_PER_WORD, Language, Mode};
+use crate::game::options::Test;
 use serde::{Deserialize, Serialize};
 use std::fmt;
 
@@ -41,9 +42,10 @@ pub const MAX_NET_WPM: u64 = 350;
 pub const MAX_ZI_PER_MINUTE: u64 = 600;
 /// The shortest game accepted in any mode.
 pub const MIN_DURATION_MS: u64 = 3_000;
-/// How long a `time` game lasts.
+/// How long a `time` game of the public test lasts; other lengths are options
+/// ([`crate::game::options::TestOptions`]).
 pub const TIME_MODE_DURATION_MS: u64 = 60_000;
-/// How far a `time` game may stray from [`TIME_MODE_DURATION_MS`]: timers in a busy
+/// How far a `time` game may stray from its time limit: timers in a busy
 /// browser tab fire late, and the first keystroke is caught a frame late.
 pub const TIME_MODE_TOLERANCE_MS: u64 = 1_000;
 
@@ -157,12 +159,15 @@ fn per_minute(count: f64, stats: &Stats) -> f64 {
 /// 1. [`Implausible::Inconsistent`]: the counters contradict each other
 ///    (see [`Inconsistency`]).
 /// 2. [`Implausible::TooShort`]: every game lasts at least [`MIN_DURATION_MS`].
-/// 3. [`Implausible::WrongDuration`]: a `time` game lasts 60 s ± 1 s.
+/// 3. [`Implausible::WrongDuration`]: a `time` game lasts its time limit ± 1 s (60 s,
+///    or the length its options chose).
 /// 4. [`Implausible::ValueMismatch`]: `value` must be exactly [`value`]`(mode, stats)`.
 /// 5. [`Implausible::TooFast`]: at most [`MAX_NET_WPM`] net WPM in the English modes and
 ///    [`MAX_ZI_PER_MINUTE`] 字/分 in `zh`, compared exactly (not after rounding).
 /// 6. [`Implausible::LowAccuracy`]: at least half of the keystrokes are correct.
-pub fn validate(mode: Mode, stats: &Stats, value: i64) -> Result<i64, Implausible> {
+pub fn validate(test: impl Into<Test>, stats: &Stats, value: i64) -> Result<i64, Implausible> {
+    let test = test.into();
+    let mode = test.mode;
     if let Some(inconsistency) = Inconsistency::find(stats) {
         return Err(Implausible::Inconsistent(inconsistency));
     }
@@ -170,8 +175,13 @@ pub fn validate(mode: Mode, stats: &Stats, value: i64) -> Result<i64, Implausibl
     if duration_ms < MIN_DURATION_MS {
         return Err(Implausible::TooShort { duration_ms });
     }
-    if mode == Mode::Time && duration_ms.abs_diff(TIME_MODE_DURATION_MS) > TIME_MODE_TOLERANCE_MS {
-        return Err(Implausible::WrongDuration { duration_ms });
+    if let Some(limit_ms) = test.time_limit_ms()
+        && duration_ms.abs_diff(limit_ms) > TIME_MODE_TOLERANCE_MS
+    {
+        return Err(Implausible::WrongDuration {
+            duration_ms,
+            limit_ms,
+        });
     }
     let derived = self::value(mode, stats);
     if value != derived {
@@ -219,8 +229,8 @@ pub enum Implausible {
     Inconsistent(Inconsistency),
     /// The game is shorter than [`MIN_DURATION_MS`].
     TooShort { duration_ms: u64 },
-    /// A `time` game did not last 60 s ± 1 s.
-    WrongDuration { duration_ms: u64 },
+    /// A `time` game did not last its time limit ± 1 s.
+    WrongDuration { duration_ms: u64, limit_ms: u64 },
     /// The value is not the one the stats earn.
     ValueMismatch { claimed: i64, derived: i64 },
     /// Faster than any person types; `value` is the derived value.
@@ -266,10 +276,13 @@ impl fmt::Display for Implausible {
                 Seconds(*duration_ms),
                 Seconds(MIN_DURATION_MS)
             ),
-            Implausible::WrongDuration { duration_ms } => write!(
+            Implausible::WrongDuration {
+                duration_ms,
+                limit_ms,
+            } => write!(
                 f,
                 "A timed game lasts {} (± {}), but this one lasted {}.",
-                Seconds(TIME_MODE_DURATION_MS),
+                Seconds(*limit_ms),
                 Seconds(TIME_MODE_TOLERANCE_MS),
                 Seconds(*duration_ms)
             ),
@@ -559,10 +572,31 @@ mod tests {
         }
         assert_eq!(
             Implausible::WrongDuration {
-                duration_ms: 61_500
+                duration_ms: 61_500,
+                limit_ms: TIME_MODE_DURATION_MS
             }
             .message(),
             "A timed game lasts 60 s (± 1 s), but this one lasted 61.5 s."
+        );
+        // A 30 s test lasts 30 s: the 60 s of the public test is wrong for it.
+        let thirty = Test {
+            mode: Mode::Time,
+            options: crate::game::options::TestOptions::default().with_length(Mode::Time, 30),
+        };
+        let s = stats(30_400, 200, 0);
+        assert!(validate(thirty, &s, value(Mode::Time, &s)).is_ok());
+        assert_eq!(
+            validate(Mode::Time, &s, value(Mode::Time, &s))
+                .unwrap_err()
+                .code(),
+            ApiCode::WrongDuration
+        );
+        let s = stats(60_000, 200, 0);
+        assert_eq!(
+            validate(thirty, &s, value(Mode::Time, &s))
+                .unwrap_err()
+                .code(),
+            ApiCode::WrongDuration
         );
         // Only `time` has a fixed length.
         assert!(validate(Mode::Quote, &stats(90_000, 200, 0), 2_667).is_ok());

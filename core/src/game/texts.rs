@@ -4,20 +4,13 @@
 //! from its seed on any platform. Corpora are parsed from text the caller loaded
 //! (fetched, or embedded); a blank entry is refused with an error that says where it is.
 
+use crate::game::options::TestOptions;
 use crate::game::prompt::Prompt;
 use crate::game::rng::SplitMix64;
 use serde::Deserialize;
 use std::collections::HashSet;
 use std::fmt;
 use std::num::NonZeroUsize;
-
-/// How many words a `words` game has (docs/scoring.md).
-pub const WORDS_MODE_WORD_COUNT: NonZeroUsize = NonZeroUsize::new(50).unwrap();
-
-/// How many words a `time` game's prompt has. 60 s at the fastest accepted 350 WPM is
-/// 1 750 characters; 400 common words (about 6 characters each with their space) leave
-/// a wide margin. A longer game can keep drawing from [`WordList::stream`].
-pub const TIME_MODE_WORD_COUNT: NonZeroUsize = NonZeroUsize::new(400).unwrap();
 
 /// A non-empty list of distinct words, from a file with one word per line.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -89,12 +82,16 @@ impl<'a> Iterator for WordStream<'a> {
     }
 }
 
-/// The first `count` words of `words.stream(seed)`, joined by spaces.
-pub fn words_prompt(words: &WordList, seed: u64, count: NonZeroUsize) -> Prompt {
-    let text = words
-        .stream(seed)
-        .take(count.get())
-        .collect::<Vec<_>>()
+/// The first `count` words of `words.stream(seed)`, dressed as `options` say
+/// ([`TestOptions::dress`]) and joined by spaces.
+pub fn words_prompt(
+    words: &WordList,
+    seed: u64,
+    count: NonZeroUsize,
+    options: &TestOptions,
+) -> Prompt {
+    let text = options
+        .dress(words.stream(seed).take(count.get()), seed)
         .join(" ");
     Prompt::new(&text).expect("a word list holds non-blank words, and count is not zero")
 }
@@ -208,6 +205,8 @@ impl std::error::Error for CorpusError {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::game::mode::Mode;
+    use crate::game::options::{TIME_MODE_WORD_COUNT, WORDS_MODE_WORD_COUNT};
 
     const WORDS_TXT: &str = include_str!("../../../assets/texts/words.txt");
     const QUOTES_JSON: &str = include_str!("../../../assets/texts/quotes.json");
@@ -228,12 +227,12 @@ mod tests {
         let words = WordList::parse(WORDS_TXT).unwrap();
         for seed in [0, 1, 42, u64::MAX] {
             assert_eq!(
-                words_prompt(&words, seed, WORDS_MODE_WORD_COUNT),
-                words_prompt(&words, seed, WORDS_MODE_WORD_COUNT)
+                words_prompt(&words, seed, WORDS_MODE_WORD_COUNT, &TestOptions::default()),
+                words_prompt(&words, seed, WORDS_MODE_WORD_COUNT, &TestOptions::default())
             );
         }
         let prompts: HashSet<Prompt> = (0..100)
-            .map(|seed| words_prompt(&words, seed, WORDS_MODE_WORD_COUNT))
+            .map(|seed| words_prompt(&words, seed, WORDS_MODE_WORD_COUNT, &TestOptions::default()))
             .collect();
         assert_eq!(prompts.len(), 100, "different seeds give different prompts");
         // Pinned: a change here silently changes every prompt built from a stored seed.
@@ -241,7 +240,8 @@ mod tests {
             words_prompt(
                 &list(&["ant", "bee", "cat", "dog"]),
                 42,
-                NonZeroUsize::new(8).unwrap()
+                NonZeroUsize::new(8).unwrap(),
+                &TestOptions::default()
             )
             .as_str(),
             "cat ant bee ant dog ant dog bee"
@@ -251,8 +251,8 @@ mod tests {
     #[test]
     fn a_longer_prompt_extends_a_shorter_one() {
         let words = WordList::parse(WORDS_TXT).unwrap();
-        let short = words_prompt(&words, 9, WORDS_MODE_WORD_COUNT);
-        let long = words_prompt(&words, 9, TIME_MODE_WORD_COUNT);
+        let short = words_prompt(&words, 9, WORDS_MODE_WORD_COUNT, &TestOptions::default());
+        let long = words_prompt(&words, 9, TIME_MODE_WORD_COUNT, &TestOptions::default());
         assert!(long.as_str().starts_with(&format!("{short} ")));
         assert_eq!(long.as_str().split(' ').count(), 400);
     }
@@ -260,11 +260,32 @@ mod tests {
     #[test]
     fn a_time_prompt_outlasts_the_fastest_player() {
         let words = WordList::parse(WORDS_TXT).unwrap();
-        for seed in 0..200 {
-            let prompt = words_prompt(&words, seed, TIME_MODE_WORD_COUNT);
-            // 350 WPM × 5 characters × 1 minute.
-            assert!(prompt.as_str().len() > 1_750, "seed {seed}");
+        for seconds in crate::game::options::TIME_LENGTHS {
+            let options = TestOptions::default().with_length(Mode::Time, seconds);
+            for seed in 0..200 {
+                let count = options.word_count(Mode::Time);
+                let prompt = words_prompt(&words, seed, count, &options);
+                // 350 WPM × 5 characters × the game's minutes.
+                let fastest = 350 * 5 * usize::from(seconds) / 60;
+                assert!(prompt.as_str().len() > fastest, "{seconds} s, seed {seed}");
+            }
         }
+    }
+
+    #[test]
+    fn options_dress_the_same_words() {
+        let options = TestOptions {
+            punctuation: true,
+            numbers: true,
+            ..TestOptions::default()
+        };
+        let count = NonZeroUsize::new(12).unwrap();
+        let list = list(&["ant", "bee", "cat", "dog"]);
+        // Pinned like the plain prompt: stored seeds with options rebuild from it.
+        assert_eq!(
+            words_prompt(&list, 42, count, &options).as_str(),
+            "Cat ant bee, ant 5 ant dog bee cat 91 bee cat!"
+        );
     }
 
     #[test]

@@ -39,8 +39,9 @@
 
 use crate::game::input_log::{InputLog, LoggedEdit, Recorder};
 use crate::game::mode::Mode;
+use crate::game::options::Test;
 use crate::game::prompt::Prompt;
-use crate::game::score::{Stats, TIME_MODE_DURATION_MS};
+use crate::game::score::Stats;
 
 /// How a character of the prompt stands.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -84,6 +85,8 @@ pub enum Edit {
 #[derive(Debug, Clone)]
 pub struct Session {
     mode: Mode,
+    /// How long a `time` game lasts from its first key; `None` in the other modes.
+    time_limit_ms: Option<u64>,
     target: Vec<char>,
     typed: Vec<char>,
     /// How many characters of `typed` match the prompt, kept so stats are O(1).
@@ -135,9 +138,12 @@ impl Session {
         }
     }
 
-    pub fn new(mode: Mode, prompt: &Prompt) -> Session {
+    /// A game of `test` (a mode, for its public test) on `prompt`.
+    pub fn new(test: impl Into<Test>, prompt: &Prompt) -> Session {
+        let test = test.into();
         Session {
-            mode,
+            mode: test.mode,
+            time_limit_ms: test.time_limit_ms(),
             target: prompt.as_str().chars().collect(),
             typed: Vec::new(),
             correct_in_text: 0,
@@ -230,7 +236,20 @@ impl Session {
         self.log.log()
     }
 
-    /// Lets time pass: takes the samples due and ends a `time` game after 60 s.
+    /// How long a `time` game lasts from its first key; `None` in the other modes.
+    pub fn time_limit_ms(&self) -> Option<u64> {
+        self.time_limit_ms
+    }
+
+    /// Lets the clock run out after the log's last edit at `last_at`: the page's timer
+    /// ends a `time` game its time limit after its first key, whatever came last.
+    pub fn run_out(&mut self, last_at: u64) {
+        if let Some(limit) = self.time_limit_ms {
+            self.tick(last_at + limit);
+        }
+    }
+
+    /// Lets time pass: takes the samples due and ends a `time` game at its time limit.
     pub fn tick(&mut self, now: u64) {
         self.now = self.now.max(now);
         let Some(start) = self.started_at else {
@@ -239,8 +258,10 @@ impl Session {
         if self.ended_at.is_some() {
             return;
         }
-        let time_up = start + TIME_MODE_DURATION_MS;
-        let end = (self.mode == Mode::Time && self.now >= time_up).then_some(time_up);
+        let end = self
+            .time_limit_ms
+            .map(|limit| start + limit)
+            .filter(|time_up| self.now >= *time_up);
         self.take_samples_until(end.unwrap_or(self.now));
         if let Some(end) = end {
             self.finish(end);
@@ -417,7 +438,7 @@ impl Session {
 #[cfg(test)]
 pub(crate) mod tests {
     use super::*;
-    use crate::game::score::{self, validate};
+    use crate::game::score::{self, TIME_MODE_DURATION_MS, validate};
     use proptest::prelude::*;
 
     fn session(mode: Mode, text: &str) -> Session {

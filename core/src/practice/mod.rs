@@ -5,6 +5,7 @@
 //! weakest (`chinese`).
 
 pub mod chinese;
+pub mod drill;
 pub mod english;
 pub mod stats;
 

@@ -39,8 +39,10 @@ pub struct OutboxKey {
 impl fmt::Display for OutboxKey {
     /// Usable as the IndexedDB key: `<profile>/<mode>/<week>` for a mode's boards (as
     /// before boards existed, so stored entries keep their keys),
-    /// `<profile>/<mode>/text/<hash>/best` or `…/first` for a text's, and
-    /// `<profile>/<mode>/daily/<day>` for the day's race.
+    /// `<profile>/<mode>/text/<hash>/best` or `…/first` for a text's,
+    /// `<profile>/<mode>/daily/<day>` for the day's race, and
+    /// `<profile>/<mode>/options/<options>/best` for a test with options
+    /// (`…/options/30+punctuation/best`).
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let (profile, mode) = (self.profile_id, self.mode);
         match (self.board, self.week) {
@@ -49,6 +51,9 @@ impl fmt::Display for OutboxKey {
             (Board::TextBest { text }, _) => write!(f, "{profile}/{mode}/text/{text}/best"),
             (Board::TextFirst { text }, _) => write!(f, "{profile}/{mode}/text/{text}/first"),
             (Board::DailyFirst { day }, _) => write!(f, "{profile}/{mode}/daily/{day}"),
+            (Board::OptionsBest { options }, _) => {
+                write!(f, "{profile}/{mode}/options/{}/best", options.key())
+            }
         }
     }
 }

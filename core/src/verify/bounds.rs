@@ -6,6 +6,7 @@
 //! result costs no storage and no reviewer's time.
 
 use crate::game::mode::{CHARS_PER_WORD, Mode};
+use crate::game::options::Test;
 use crate::game::prompt::Prompt;
 use crate::game::score::MAX_NET_WPM;
 use crate::verify::replay::Timing;
@@ -22,19 +23,22 @@ pub const LOG_BYTES_ALLOWANCE: usize = 1_024;
 /// shipped passages has 17 字 (the commit that carries its punctuation, 18).
 pub const MAX_ZH_COMMIT_CHARS: u32 = 24;
 
-/// The characters a game of `mode` on `prompt` can type: the prompt's, or in `time`
-/// what 60 s allow at the hard speed limit, if fewer.
-pub fn typable_chars(mode: Mode, prompt: &Prompt) -> usize {
+/// The characters a game of `test` on `prompt` can type: the prompt's, or in `time`
+/// what its time limit allows at the hard speed limit, if fewer.
+pub fn typable_chars(test: impl Into<Test>, prompt: &Prompt) -> usize {
     let prompt_chars = prompt.as_str().chars().count();
-    match mode {
-        Mode::Time => prompt_chars.min((MAX_NET_WPM * u64::from(CHARS_PER_WORD)) as usize),
-        Mode::Words | Mode::Quote | Mode::Zh => prompt_chars,
+    match test.into().time_limit_ms() {
+        Some(limit_ms) => {
+            let per_minute = MAX_NET_WPM * u64::from(CHARS_PER_WORD);
+            prompt_chars.min((per_minute * limit_ms / 60_000) as usize)
+        }
+        None => prompt_chars,
     }
 }
 
-/// The largest log a game of `mode` on `prompt` may send, in bytes.
-pub fn max_log_bytes(mode: Mode, prompt: &Prompt) -> usize {
-    typable_chars(mode, prompt) * MAX_LOG_BYTES_PER_CHAR + LOG_BYTES_ALLOWANCE
+/// The largest log a game of `test` on `prompt` may send, in bytes.
+pub fn max_log_bytes(test: impl Into<Test>, prompt: &Prompt) -> usize {
+    typable_chars(test, prompt) * MAX_LOG_BYTES_PER_CHAR + LOG_BYTES_ALLOWANCE
 }
 
 /// A log beyond [`max_log_bytes`]. Every entry takes at least a byte, so this bounds
@@ -57,8 +61,12 @@ impl fmt::Display for LogTooLarge {
 }
 
 /// Refuses a log larger than its prompt needs.
-pub fn check_log_size(mode: Mode, prompt: &Prompt, log_bytes: usize) -> Result<(), LogTooLarge> {
-    let max = max_log_bytes(mode, prompt);
+pub fn check_log_size(
+    test: impl Into<Test>,
+    prompt: &Prompt,
+    log_bytes: usize,
+) -> Result<(), LogTooLarge> {
+    let max = max_log_bytes(test, prompt);
     if log_bytes > max {
         return Err(LogTooLarge {
             bytes: log_bytes,

@@ -8,8 +8,9 @@
 
 use crate::game::input_log::{InputLog, LogError, LoggedEdit};
 use crate::game::mode::Mode;
+use crate::game::options::Test;
 use crate::game::prompt::Prompt;
-use crate::game::score::{self, Stats, TIME_MODE_DURATION_MS};
+use crate::game::score::{self, Stats};
 use crate::game::typing::Session;
 use std::fmt;
 
@@ -92,9 +93,16 @@ fn committed_keys(mode: Mode, text: &str) -> usize {
     }
 }
 
-/// Plays `log` on `prompt` in `mode` and scores the result.
-pub fn replay(mode: Mode, prompt: &Prompt, log: &InputLog) -> Result<Replayed, ReplayError> {
-    let (session, timing) = run(mode, prompt, log)?;
+/// Plays `log` on `prompt` in `test` (a mode, for its public test) and scores the
+/// result.
+pub fn replay(
+    test: impl Into<Test>,
+    prompt: &Prompt,
+    log: &InputLog,
+) -> Result<Replayed, ReplayError> {
+    let test = test.into();
+    let mode = test.mode;
+    let (session, timing) = run(test, prompt, log)?;
     let stats = session.result().ok_or(ReplayError::Unfinished { mode })?;
     Ok(Replayed {
         value: score::value(mode, &stats),
@@ -105,12 +113,17 @@ pub fn replay(mode: Mode, prompt: &Prompt, log: &InputLog) -> Result<Replayed, R
 
 /// The session `log` leaves behind (finished, if the log finishes the game): its
 /// samples and character states are the page's too.
-pub fn replay_session(mode: Mode, prompt: &Prompt, log: &InputLog) -> Result<Session, ReplayError> {
-    run(mode, prompt, log).map(|(session, _)| session)
+pub fn replay_session(
+    test: impl Into<Test>,
+    prompt: &Prompt,
+    log: &InputLog,
+) -> Result<Session, ReplayError> {
+    run(test.into(), prompt, log).map(|(session, _)| session)
 }
 
-fn run(mode: Mode, prompt: &Prompt, log: &InputLog) -> Result<(Session, Timing), ReplayError> {
-    let mut session = Session::new(mode, prompt);
+fn run(test: Test, prompt: &Prompt, log: &InputLog) -> Result<(Session, Timing), ReplayError> {
+    let mode = test.mode;
+    let mut session = Session::new(test, prompt);
     let mut timing = Timing::default();
     let mut composing_since = None;
     let mut last_at = 0;
@@ -123,10 +136,7 @@ fn run(mode: Mode, prompt: &Prompt, log: &InputLog) -> Result<(Session, Timing),
     if session.input_log() != *log {
         return Err(ReplayError::NotAsRecorded);
     }
-    if mode == Mode::Time {
-        // The page's timer ends a `time` game 60 s after its first keystroke.
-        session.tick(last_at + TIME_MODE_DURATION_MS);
-    }
+    session.run_out(last_at);
     Ok((session, timing))
 }
 
@@ -253,7 +263,10 @@ mod tests {
         page.commit("a", 20_000);
         page.tick(61_000);
         let replayed = replay(Mode::Time, &p, &page.input_log()).unwrap();
-        assert_eq!(replayed.stats.duration_ms, TIME_MODE_DURATION_MS);
+        assert_eq!(
+            replayed.stats.duration_ms,
+            crate::game::score::TIME_MODE_DURATION_MS
+        );
         assert_eq!(Some(replayed.stats), page.result());
     }
 

@@ -6,10 +6,11 @@ use crate::api::ScoreSubmission;
 use crate::api::week::week_of;
 use crate::game::corpora::Corpora;
 use crate::game::mode::{Language, Mode};
+use crate::game::options::Test;
 use crate::game::prompt::Prompt;
 use crate::game::prompt_id::{PromptId, Seed};
 use crate::game::rng::SplitMix64;
-use crate::game::score::{self, TIME_MODE_DURATION_MS};
+use crate::game::score;
 use crate::game::texts::pick_passage;
 use crate::game::typing::{Edit, Session};
 use crate::text::{LoadedText, cap};
@@ -100,21 +101,25 @@ impl Played {
     }
 }
 
-/// Plays the game the page would deal for `mode` and `seed`.
-pub fn play(corpora: &Corpora, mode: Mode, seed: Seed, typist: &Typist) -> Played {
+/// Plays the game the page would deal for `test` (a mode, for its public test) and
+/// `seed`.
+pub fn play(corpora: &Corpora, test: impl Into<Test>, seed: Seed, typist: &Typist) -> Played {
+    let test = test.into();
+    let mode = test.mode;
     let passage = match mode {
         Mode::Quote => Some(pick_passage(&corpora.quotes, seed.get())),
         Mode::Zh => Some(pick_passage(&corpora.zh, seed.get())),
         Mode::Time | Mode::Words => None,
     };
-    let prompt = PromptId::for_game(mode, seed, passage.map(|p| p.id.as_str()));
+    let prompt =
+        PromptId::for_game(mode, seed, passage.map(|p| p.id.as_str())).with_options(test.options);
     let text = corpora
         .prompt(mode, &prompt)
         .expect("the page's own identities name prompts");
     Played {
         mode,
         prompt,
-        session: play_prompt(mode, &text, typist),
+        session: play_prompt(test, &text, typist),
     }
 }
 
@@ -153,10 +158,12 @@ pub fn longest_text(corpora: &Corpora, language: Language, skip: usize) -> Loade
     text
 }
 
-/// Types `prompt` in `mode` until the game ends.
-pub fn play_prompt(mode: Mode, prompt: &Prompt, typist: &Typist) -> Session {
+/// Types `prompt` in `test` (a mode, for its public test) until the game ends.
+pub fn play_prompt(test: impl Into<Test>, prompt: &Prompt, typist: &Typist) -> Session {
+    let test = test.into();
+    let mode = test.mode;
     let mut page = Page {
-        session: Session::new(mode, prompt),
+        session: Session::new(test, prompt),
         now: PAGE_CLOCK_START_MS,
         rng: SplitMix64::new(typist.seed),
         keys: 0,
@@ -166,7 +173,7 @@ pub fn play_prompt(mode: Mode, prompt: &Prompt, typist: &Typist) -> Session {
         let caret = page.session.caret();
         if caret >= target.len() {
             // Only `time` outlives its prompt: the timer ends it.
-            page.wait(TIME_MODE_DURATION_MS);
+            page.wait(test.time_limit_ms().unwrap_or(TICK_MS));
             continue;
         }
         if mode == Mode::Zh && typist.zh_composes {
@@ -271,7 +278,7 @@ mod tests {
             };
             assert!(expected.contains(&speed), "{mode}: {speed}");
             if mode == Mode::Time {
-                assert_eq!(stats.duration_ms, TIME_MODE_DURATION_MS);
+                assert_eq!(stats.duration_ms, score::TIME_MODE_DURATION_MS);
             }
         }
     }

@@ -1,5 +1,6 @@
 //! `POST /api/saves` creates a save (a server-side identity for a local profile);
-//! `GET /api/saves/me` shows it back to its owner, with the bests the server holds.
+//! `GET /api/saves/me` shows it back to its owner, with the bests the server holds:
+//! per mode, and per test with options (docs/scoring.md, "Options").
 //!
 //! Creating a save may carry an `Idempotency-Key`. [`replay`] runs in front of the
 //! save-creation rate limit: a key that already names a save is answered from its
@@ -126,12 +127,13 @@ pub async fn me(State(state): State<AppState>, caller: Caller) -> Result<Json<Sa
         .profile(caller.player_id)
         .await?
         .ok_or_else(ApiError::unauthorized)?;
-    let bests = store.bests(caller.player_id, week).await?;
+    let (bests, option_bests) = store.bests(caller.player_id, week).await?;
     Ok(Json(Save {
         player_id: caller.player_id,
         version: record.version,
         profile: record.profile,
         week,
         bests,
+        option_bests,
     }))
 }

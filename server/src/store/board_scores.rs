@@ -1,7 +1,9 @@
 //! The `board_scores` table: the boards beside a mode's (docs/genda.md, "Boards"): a
 //! loaded text's best and 首打 boards and each day's race, one row per (board, player).
 //!
-//! Board ids are text: `text:<hash>:best`, `text:<hash>:first`, `daily:<zh|en>:<day>`.
+//! Board ids are text: `text:<hash>:best`, `text:<hash>:first`, `daily:<zh|en>:<day>`,
+//! and a test with options' personal board `options:<mode>:<options>:best`
+//! (`options:time:30+punctuation:best`), which no public listing reads.
 //! Rows are written with a conditional upsert: a best board replaces a row only with
 //! a strictly higher value, a first board only with a strictly earlier `played_at`; a
 //! tie keeps the row, so a resend, a replay or a later game changes nothing,
@@ -11,8 +13,10 @@
 use super::StoreError;
 use super::sql::{Param, Row, Sql};
 use keydo_core::Mode;
+use keydo_core::api::OptionsBest;
 use keydo_core::game::board::{Board, Ranking};
 use keydo_core::game::mode::Language;
+use keydo_core::game::options::TestOptions;
 use uuid::Uuid;
 
 /// A board beside a mode's, as stored: its id and ranking.
@@ -31,6 +35,9 @@ impl StoredBoard {
             Board::TextBest { text } => format!("text:{text}:best"),
             Board::TextFirst { text } => format!("text:{text}:first"),
             Board::DailyFirst { day } => format!("daily:{}:{day}", language_id(mode.language())),
+            Board::OptionsBest { options } => {
+                format!("{OPTIONS_PREFIX}{mode}:{}:best", options.key())
+            }
         };
         Some(StoredBoard {
             id,
@@ -52,6 +59,38 @@ impl StoredBoard {
             ranking,
         })
     }
+}
+
+/// How the id of a test with options' board starts.
+const OPTIONS_PREFIX: &str = "options:";
+
+/// The player's best on each test with options, by the board ids' `<mode>:<options>`;
+/// ids that do not read back (none are written) are left out.
+pub fn options_bests(sql: &mut dyn Sql, player_id: Uuid) -> Result<Vec<OptionsBest>, StoreError> {
+    let rows = sql.query(
+        "SELECT board, value FROM board_scores
+         WHERE player_id = $1 AND board LIKE 'options:%' ORDER BY board",
+        &[Param::Id(player_id)],
+    )?;
+    let mut bests = Vec::new();
+    for row in &rows {
+        let board = row.text(0)?;
+        let test = board
+            .strip_prefix(OPTIONS_PREFIX)
+            .and_then(|rest| rest.strip_suffix(":best"))
+            .and_then(|rest| rest.split_once(':'))
+            .and_then(|(mode, key)| {
+                Some((mode.parse::<Mode>().ok()?, TestOptions::parse_key(key)?))
+            });
+        if let Some((mode, options)) = test {
+            bests.push(OptionsBest {
+                mode,
+                options,
+                value: row.int(1)?,
+            });
+        }
+    }
+    Ok(bests)
 }
 
 /// `zh` or `en`: the language part of a day's race board id and of its query.

@@ -39,7 +39,7 @@ pub use creations::{RememberedCreation, SaveCreation};
 pub use devices::{LinkRequest, Linking, ListedDevice};
 pub use gates::{Gate, Gates, TopPlaces};
 use keydo_core::Mode;
-use keydo_core::api::ServerBest;
+use keydo_core::api::{OptionsBest, ServerBest};
 pub use log_digests::log_sha256;
 pub use players::{Caller, NewSave, Player};
 pub use profiles::Operation;
@@ -355,10 +355,20 @@ impl Store {
             .await
     }
 
-    /// The player's bests per mode, with those of `week`.
-    pub async fn bests(&self, player_id: Uuid, week: i64) -> Result<Vec<ServerBest>, StoreError> {
-        self.read(move |sql| boards::bests(sql, player_id, week))
-            .await
+    /// The player's bests per mode, with those of `week`, and their best of each test
+    /// with options.
+    pub async fn bests(
+        &self,
+        player_id: Uuid,
+        week: i64,
+    ) -> Result<(Vec<ServerBest>, Vec<OptionsBest>), StoreError> {
+        self.read(move |sql| {
+            Ok((
+                boards::bests(sql, player_id, week)?,
+                board_scores::options_bests(sql, player_id)?,
+            ))
+        })
+        .await
     }
 
     /// The unrevoked device a token names.

@@ -1,0 +1,84 @@
+//! The end of a practice game, and the 练错字 / 练慢字 row every result screen shows.
+
+use super::{PracticeKind, PracticeText, StartPractice, new_lesson};
+use crate::game::Finished;
+use crate::services::practice::{CourseState, PracticeService};
+use keydo_core::Prompt;
+use keydo_core::game::report::{self, Report};
+use keydo_core::game::score;
+use keydo_core::practice::drill::{Drill, DrillKind};
+use leptos::prelude::*;
+
+/// A practice game's speed and accuracy, whether its statistics were saved, and what
+/// to practise next. Nothing here is sent anywhere.
+#[component]
+pub fn PracticeResult(
+    finished: Finished,
+    practice: PracticeText,
+    saved: ReadSignal<Option<Result<(), String>>>,
+    on_again: impl Fn() + Copy + 'static,
+) -> impl IntoView {
+    let service = expect_context::<PracticeService>();
+    let start = expect_context::<StartPractice>();
+    let mode = finished.mode;
+    let speed = mode.format_speed(mode.speed(&finished.stats));
+    let accuracy = format!("{:.0}%", score::accuracy(&finished.stats) * 100.0);
+    let report = report::report(mode, &finished.target, &finished.input).ok();
+    let language = practice.language();
+    let next = move |_| match (&practice.kind, service.course().get_untracked()) {
+        (PracticeKind::Lesson { .. }, CourseState::Loaded(course)) => {
+            start.0.run(new_lesson(&course, service, language));
+        }
+        _ => on_again(),
+    };
+    let status = move || match saved.get() {
+        None => "Saving…".to_owned(),
+        Some(Ok(())) => "Practice saved: your letters and 字 are updated.".to_owned(),
+        Some(Err(error)) => format!("Practice not saved: {error}"),
+    };
+    view! {
+        <section class="result practice-result" aria-live="polite" data-testid="practice-result">
+            <h2 class="result-heading">"练习 · Practice"</h2>
+            <p class="score">
+                <span class="score-value" data-testid="practice-speed">{speed}</span>
+                " "<span class="score-unit">{mode.speed_unit()}</span>
+            </p>
+            <p>{format!("Accuracy {accuracy}. Practice is never sent to a board.")}</p>
+            <p class="saving" data-testid="practice-saved">{status}</p>
+            <button class="next" data-testid="practice-next" on:click=next>"Next practice"</button>
+            {report.map(|report| view! { <DrillRow report target=finished.target.clone()/> })}
+        </section>
+    }
+}
+
+/// 练错字 / 练慢字: a button for each drill the game gives (at most 20 words / 50 字),
+/// with the words or 字 it would practise.
+#[component]
+pub fn DrillRow(report: Report, target: Prompt) -> impl IntoView {
+    let start = use_context::<StartPractice>();
+    let buttons = [DrillKind::Missed, DrillKind::Slowest]
+        .into_iter()
+        .filter_map(|kind| {
+            let drill = Drill::of(kind, &report, &target);
+            let text = PracticeText::of_drill(&drill)?;
+            let (id, name) = match kind {
+                DrillKind::Missed => ("missed", "练错字 · Practise missed"),
+                DrillKind::Slowest => ("slowest", "练慢字 · Practise slowest"),
+            };
+            let start = start?;
+            Some(view! {
+                <div class="drill">
+                    <button
+                        data-testid=format!("drill-{id}")
+                        on:click=move |_| start.0.run(text.clone())
+                    >{name}</button>
+                    " "
+                    <span class="drill-units" data-testid=format!("drill-{id}-units")>
+                        {drill.units_text()}
+                    </span>
+                </div>
+            })
+        })
+        .collect_view();
+    view! { <div class="drills" role="group" aria-label="Practise this game's words">{buttons}</div> }
+}

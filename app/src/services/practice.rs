@@ -1,0 +1,169 @@
+//! Practice (docs/practice.md): the course the lessons are drawn from, fetched from
+//! `/texts/` when the practice panel first opens (so the first load costs nothing
+//! more), and the player's statistics in the `practice` store.
+//!
+//! Practice games (lessons, 练错字 / 练慢字) are written to the `practice` store only:
+//! never to the history, the bests or the outbox, so no board ever sees them. A game of
+//! the boards reaches the store with its history row (`Records`), and the statistics
+//! catch up with it here once the course is loaded.
+
+use super::texts::{LoadError, fetch};
+use keydo_core::game::texts::WordList;
+use keydo_core::practice::Course;
+use keydo_core::practice::chinese::ZhLists;
+use keydo_core::practice::stats::Target;
+use keydo_storage::{Db, Practice, PracticeGame, StorageError};
+use leptos::prelude::*;
+use leptos::task::spawn_local;
+use std::sync::Arc;
+
+/// Where loading the course stands.
+#[derive(Clone)]
+pub enum CourseState {
+    NotLoaded,
+    Loading,
+    Loaded(Arc<Course>),
+    Failed(String),
+}
+
+/// The course and the statistics, shared by the practice panel and the game.
+#[derive(Clone, Copy)]
+pub struct PracticeService {
+    course: RwSignal<CourseState>,
+    /// The store as last read or written; the default until read.
+    practice: RwSignal<Practice>,
+    /// The last storage failure, in words.
+    error: RwSignal<Option<String>>,
+}
+
+impl PracticeService {
+    /// Reads the stored target and statistics; the course waits for [`Self::load_course`].
+    pub fn start() -> PracticeService {
+        let service = PracticeService {
+            course: RwSignal::new(CourseState::NotLoaded),
+            practice: RwSignal::new(Practice::default()),
+            error: RwSignal::new(None),
+        };
+        service.update(async |db| db.practice().await);
+        service
+    }
+
+    /// The course (reactive).
+    pub fn course(&self) -> Signal<CourseState> {
+        self.course.into()
+    }
+
+    /// The statistics and the target (reactive).
+    pub fn practice(&self) -> Signal<Practice> {
+        self.practice.into()
+    }
+
+    /// The last storage failure (reactive).
+    pub fn error(&self) -> Signal<Option<String>> {
+        self.error.into()
+    }
+
+    /// The target set now, stored with each game.
+    pub fn target(&self) -> Target {
+        self.practice.with_untracked(|p| p.target)
+    }
+
+    /// Fetches the lists and builds the course, once; then folds the games not yet
+    /// folded.
+    pub fn load_course(&self) {
+        if !matches!(self.course.get_untracked(), CourseState::NotLoaded) {
+            return;
+        }
+        let service = *self;
+        spawn_local(async move {
+            if service.course_ready().await.is_some() {
+                service.catch_up();
+            }
+        });
+    }
+
+    /// The course, fetched first if it is not loaded yet; `None` if it cannot be.
+    async fn course_ready(&self) -> Option<Arc<Course>> {
+        if let CourseState::Loaded(course) = self.course.get_untracked() {
+            return Some(course);
+        }
+        self.course.set(CourseState::Loading);
+        match fetch_course().await {
+            Ok(course) => {
+                let course = Arc::new(course);
+                self.course.set(CourseState::Loaded(course.clone()));
+                Some(course)
+            }
+            Err(error) => {
+                self.course.set(CourseState::Failed(error.to_string()));
+                None
+            }
+        }
+    }
+
+    /// Folds the games written since the statistics were last folded, if the course
+    /// is loaded (a game of the boards just saved, say).
+    pub fn catch_up(&self) {
+        if let CourseState::Loaded(course) = self.course.get_untracked() {
+            self.update(async move |db| db.catch_up_practice(&course).await);
+        }
+    }
+
+    /// Records a practice game and folds it in (fetching the course first if a
+    /// 练错字 drill came before the panel was opened). The signal turns `Some` once
+    /// written: `Ok` when committed, else why not.
+    pub fn record(&self, game: PracticeGame) -> ReadSignal<Option<Result<(), String>>> {
+        let done = RwSignal::new(None);
+        let service = *self;
+        spawn_local(async move {
+            let Some(course) = service.course_ready().await else {
+                done.try_set(Some(Err("the practice lists could not be loaded".into())));
+                return;
+            };
+            service.update(async move |db| {
+                let outcome = db.record_practice_game(&course, &game).await;
+                done.try_set(Some(
+                    outcome.as_ref().map(|_| ()).map_err(|e| e.to_string()),
+                ));
+                outcome
+            });
+        });
+        done.read_only()
+    }
+
+    /// Sets the target speeds.
+    pub fn set_target(&self, target: Target) {
+        self.update(async move |db| db.set_practice_target(target).await);
+    }
+
+    /// Runs `change` on a connection of its own and keeps the practice it returns.
+    fn update(&self, change: impl AsyncFnOnce(&Db) -> Result<Practice, StorageError> + 'static) {
+        let service = *self;
+        spawn_local(async move {
+            let outcome = match Db::open().await {
+                Ok(db) => change(&db).await,
+                Err(error) => Err(error),
+            };
+            match outcome {
+                Ok(practice) => {
+                    service.practice.try_set(practice);
+                    service.error.try_set(None);
+                }
+                Err(error) => {
+                    web_sys::console::warn_1(&format!("keydo: {error}").into());
+                    service.error.try_set(Some(error.to_string()));
+                }
+            }
+        });
+    }
+}
+
+/// The word list and the Chinese lists (the service worker's precache has them
+/// offline), as a course.
+async fn fetch_course() -> Result<Course, LoadError> {
+    let words = WordList::parse(&fetch("words.txt").await?)
+        .map_err(|e| LoadError::new("words.txt", e.to_string()))?;
+    let zh = ZhLists::parse(&fetch("zh_chars.txt").await?, &fetch("zh_words.txt").await?)
+        .map_err(|e| LoadError::new("zh_words.txt", e.to_string()))?;
+    Ok(Course::new(&words, &zh))
+}

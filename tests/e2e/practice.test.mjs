@@ -1,0 +1,129 @@
+// 练习 end to end (docs/practice.md): three English lessons with one slow letter make
+// the next lesson focus it, and no lesson reaches the outbox; a 中文 game with two
+// missed 字 offers exactly them to 练错字, whose drill is typed as practice.
+import assert from 'node:assert/strict';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { after, before, test } from 'node:test';
+import { launchBrowser, startServer } from './harness.mjs';
+import { readOutbox } from './play.mjs';
+
+let browser;
+let server;
+before(async () => {
+  browser = await launchBrowser();
+  server = await startServer();
+});
+after(async () => {
+  await browser?.close();
+  await server?.stop();
+});
+
+/** Waits until the page's typing field has the focus (a game is ready for keys). */
+function typingFocused(page) {
+  return page.waitForFunction(() => document.activeElement?.dataset.testid === 'input', null, {
+    timeout: 30_000,
+  });
+}
+
+/** Every record of `store` in IndexedDB `keydo`, read with the raw API. */
+function readStore(page, store) {
+  return page.evaluate(
+    (store) =>
+      new Promise((ok, fail) => {
+        const open = indexedDB.open('keydo');
+        open.onerror = () => fail(open.error);
+        open.onsuccess = () => {
+          const all = open.result.transaction(store).objectStore(store).getAll();
+          all.onsuccess = () => {
+            open.result.close();
+            ok(all.result);
+          };
+          all.onerror = () => fail(all.error);
+        };
+      }),
+    store,
+  );
+}
+
+/** Opens the practice panel and waits for its lists. */
+async function openPractice(page) {
+  await page.getByTestId('practice-panel').locator('summary').click();
+  await page.getByTestId('practice-english').waitFor({ timeout: 30_000 });
+}
+
+test('three lessons with one slow letter make the next lesson focus it, and none reaches the outbox', async () => {
+  const context = await browser.newContext();
+  const page = await context.newPage();
+  await page.goto(server.origin);
+  await openPractice(page);
+  // A target of 100 WPM (120 ms a letter): keys 45 ms apart are well above it, the
+  // slow letter, 250 ms after the key before, well below.
+  const target = page.getByTestId('practice-target');
+  await target.fill('100');
+  await target.press('Enter');
+  await target.blur();
+  const letters = (await page.getByTestId('practice-letters').textContent()).split('');
+  assert.equal(letters.length, 6, 'six letters before any game');
+  const slow = letters[2];
+
+  for (let game = 0; game < 3; game++) {
+    const start = game === 0 ? page.getByTestId('practice-english') : page.getByTestId('practice-next');
+    await start.click();
+    await typingFocused(page);
+    const prompt = await page.getByTestId('prompt').textContent();
+    assert.match(prompt, new RegExp(`^[${letters.join('')} ]+$`), 'only unlocked letters');
+    for (const ch of prompt) {
+      await sleep(ch === slow ? 250 : 45);
+      await page.keyboard.type(ch);
+    }
+    await page.getByTestId('practice-saved').filter({ hasText: 'Practice saved' }).waitFor({ timeout: 30_000 });
+  }
+
+  await page.getByTestId('practice-focus').filter({ hasText: slow }).waitFor({ timeout: 10_000 });
+  const key = page.locator(`[data-testid="practice-keyboard"] [data-unit="${slow}"]`);
+  assert.match(await key.getAttribute('aria-label'), new RegExp(`^${slow}: last [0-9.]+ WPM, best`));
+  assert.doesNotMatch(await key.getAttribute('class'), /conf-10|conf-none/, 'below the target');
+  const fast = page.locator(`[data-testid="practice-keyboard"] [data-unit="${letters[0]}"]`);
+  assert.match(await fast.getAttribute('class'), /conf-10/, 'at the target');
+  assert.deepEqual(await readOutbox(page), [], 'practice never reaches the outbox');
+  assert.deepEqual(await readStore(page, 'history'), [], 'nor the history');
+  await context.close();
+});
+
+test('a 中文 game with two missed 字 offers exactly them to 练错字, typed as practice', async () => {
+  const context = await browser.newContext();
+  const page = await context.newPage();
+  await page.goto(server.origin);
+  const text = '天地玄黄宇宙洪荒日月盈昃辰宿列张';
+  await page.getByTestId('load-text-panel').locator('summary').click();
+  await page.getByTestId('load-text-field').fill(text);
+  await page.getByTestId('load-text').click();
+  await typingFocused(page);
+  const missed = new Map([
+    [2, '口'],
+    [9, '口'],
+  ]);
+  const cdp = await context.newCDPSession(page);
+  for (const [i, ch] of [...text].entries()) {
+    await cdp.send('Input.insertText', { text: missed.get(i) ?? ch });
+    await sleep(250);
+  }
+  await page.getByTestId('result').waitFor({ timeout: 30_000 });
+  assert.equal(await page.getByTestId('drill-missed-units').textContent(), '玄月');
+
+  await page.getByTestId('drill-missed').click();
+  await typingFocused(page);
+  const drill = await page.getByTestId('prompt').textContent();
+  assert.equal(drill, '玄月玄月玄月');
+  for (const ch of drill) {
+    await cdp.send('Input.insertText', { text: ch });
+    await sleep(150);
+  }
+  await cdp.detach();
+  await page.getByTestId('practice-saved').filter({ hasText: 'Practice saved' }).waitFor({ timeout: 30_000 });
+  // The loaded text's game is in the history (and went to its boards); the drill is
+  // only in the practice store, beside it.
+  assert.equal((await readStore(page, 'history')).length, 1);
+  assert.equal((await readStore(page, 'practice')).filter((game) => game.prompt).length, 2);
+  await context.close();
+});
