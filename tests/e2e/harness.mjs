@@ -250,6 +250,26 @@ export async function syncEvents(context, origin) {
   };
 }
 
+/** Every record of `store` in the page's IndexedDB `keydo`, read with the raw API. */
+export function readStore(page, store) {
+  return page.evaluate(
+    (store) =>
+      new Promise((ok, fail) => {
+        const open = indexedDB.open('keydo');
+        open.onerror = () => fail(open.error);
+        open.onsuccess = () => {
+          const all = open.result.transaction(store).objectStore(store).getAll();
+          all.onsuccess = () => {
+            open.result.close();
+            ok(all.result);
+          };
+          all.onerror = () => fail(all.error);
+        };
+      }),
+    store,
+  );
+}
+
 /** The record under `key` in a store of the page's IndexedDB `keydo`, or undefined. */
 export function readRecord(page, store, key) {
   return page.evaluate(

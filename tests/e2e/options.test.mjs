@@ -4,7 +4,7 @@
 // best is delivered after an offline spell.
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
-import { launchBrowser, openControlled, startServer } from './harness.mjs';
+import { launchBrowser, openControlled, readRecord, startServer } from './harness.mjs';
 import { board, eventually, humanPause, waitPending } from './play.mjs';
 
 let browser;
@@ -58,24 +58,12 @@ test('a 10-word option survives a reload, keeps its own best, and its crown is c
     await waitPending(page, 0);
     // Delivered on the player's own board of the option, never the public one.
     assert.deepEqual(await board(server.origin, 'words'), []);
+    const { token } = await readRecord(page, 'meta', 'save');
     const saved = await eventually(() =>
-      page.evaluate(async () => {
-        const credentials = await new Promise((ok, fail) => {
-          const open = indexedDB.open('keydo');
-          open.onerror = () => fail(open.error);
-          open.onsuccess = () => {
-            const get = open.result.transaction('meta').objectStore('meta').get('save');
-            get.onsuccess = () => {
-              open.result.close();
-              ok(get.result);
-            };
-          };
-        });
-        const response = await fetch('/api/saves/me', {
-          headers: { authorization: `Bearer ${credentials.token}` },
-        });
+      page.evaluate(async (token) => {
+        const response = await fetch('/api/saves/me', { headers: { authorization: `Bearer ${token}` } });
         return response.ok ? response.json() : null;
-      }),
+      }, token),
     );
     assert.deepEqual(saved.optionBests, [{ mode: 'words', options: { length: 10 }, value }]);
   } finally {

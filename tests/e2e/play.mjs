@@ -3,6 +3,7 @@
 // rules find a person's rhythm (docs/replay.md): each pause is drawn from ±60 % of
 // the pace, never a metronome's.
 import { setTimeout as sleep } from 'node:timers/promises';
+import { readStore } from './harness.mjs';
 
 /** A pause around `ms`: uniformly within ±60 % (coefficient of variation ≈ 0.35). */
 export const humanPause = (ms) => sleep(Math.round(ms * (0.4 + 1.2 * Math.random())));
@@ -50,23 +51,7 @@ export async function shortSeed(page, origin, mode, maxChars) {
 }
 
 /** The outbox as stored in IndexedDB `keydo`, read with the raw API. */
-export function readOutbox(page) {
-  return page.evaluate(
-    () =>
-      new Promise((ok, fail) => {
-        const open = indexedDB.open('keydo');
-        open.onerror = () => fail(open.error);
-        open.onsuccess = () => {
-          const all = open.result.transaction('outbox').objectStore('outbox').getAll();
-          all.onsuccess = () => {
-            open.result.close();
-            ok(all.result);
-          };
-          all.onerror = () => fail(all.error);
-        };
-      }),
-  );
-}
+export const readOutbox = (page) => readStore(page, 'outbox');
 
 /** Waits until the sync status shows `n` pending results. */
 export async function waitPending(page, n, timeout = 30_000) {

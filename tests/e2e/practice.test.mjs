@@ -4,7 +4,7 @@
 import assert from 'node:assert/strict';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { after, before, test } from 'node:test';
-import { launchBrowser, startServer } from './harness.mjs';
+import { launchBrowser, readStore, startServer } from './harness.mjs';
 import { readOutbox } from './play.mjs';
 
 let browser;
@@ -23,26 +23,6 @@ function typingFocused(page) {
   return page.waitForFunction(() => document.activeElement?.dataset.testid === 'input', null, {
     timeout: 30_000,
   });
-}
-
-/** Every record of `store` in IndexedDB `keydo`, read with the raw API. */
-function readStore(page, store) {
-  return page.evaluate(
-    (store) =>
-      new Promise((ok, fail) => {
-        const open = indexedDB.open('keydo');
-        open.onerror = () => fail(open.error);
-        open.onsuccess = () => {
-          const all = open.result.transaction(store).objectStore(store).getAll();
-          all.onsuccess = () => {
-            open.result.close();
-            ok(all.result);
-          };
-          all.onerror = () => fail(all.error);
-        };
-      }),
-    store,
-  );
 }
 
 /** Opens the practice panel and waits for its lists. */

@@ -9,7 +9,7 @@ import { execFileSync } from 'node:child_process';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { startFaultProxy } from './fault-proxy.mjs';
-import { ROOT, launchBrowser, readRecord, startServer } from './harness.mjs';
+import { ROOT, launchBrowser, readRecord, readStore, startServer } from './harness.mjs';
 import { eventually, playGame, shortSeed } from './play.mjs';
 
 const SERVER_BIN = join(ROOT, 'target', 'release', 'keydo-server');
@@ -76,26 +76,6 @@ async function settles(page, expected, timeout = 40_000) {
         `operations stored: ${JSON.stringify(operations)}`,
     );
   });
-}
-
-/** Every record of `store` in the page's IndexedDB `keydo`. */
-function readStore(page, store) {
-  return page.evaluate(
-    (store) =>
-      new Promise((ok, fail) => {
-        const open = indexedDB.open('keydo');
-        open.onerror = () => fail(open.error);
-        open.onsuccess = () => {
-          const all = open.result.transaction(store).objectStore(store).getAll();
-          all.onsuccess = () => {
-            open.result.close();
-            ok(all.result);
-          };
-          all.onerror = () => fail(all.error);
-        };
-      }),
-    store,
-  );
 }
 
 async function notices(page) {
