@@ -15,6 +15,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { ROOT, launchBrowser, startServer } from '../tests/e2e/harness.mjs';
+import { typingFocused } from '../tests/e2e/play.mjs';
 
 const ROUNDS = Number(process.env.ROUNDS ?? 7);
 /** The caps of a loaded text (core/src/text/mod.rs, docs/genda.md). */
@@ -87,7 +88,8 @@ try {
   for (let round = 0; round < ROUNDS; round++) {
     for (const [i, { text, ime }] of TEXTS.entries()) {
       await page.goto(server.origin + '/');
-      await page.getByTestId('input').waitFor();
+      // The page's own game has the focus once the app runs: its paste handler is on.
+      await typingFocused(page);
       await page.evaluate((text) => navigator.clipboard.writeText(text), text);
       await page.evaluate(() => document.activeElement?.blur());
       await page.keyboard.press('ControlOrMeta+V');

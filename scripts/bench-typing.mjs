@@ -22,6 +22,7 @@
 // own floor, vsync wait included, which no page can go under. ROUNDS alternates the
 // two, so a slow spell of the machine falls on both.
 import { launchBrowser, startServer } from '../tests/e2e/harness.mjs';
+import { typingFocused } from '../tests/e2e/play.mjs';
 
 const KEYS = Number(process.env.KEYS ?? 600);
 const ROUNDS = Number(process.env.ROUNDS ?? 2);
@@ -102,7 +103,7 @@ async function game(browser, origin) {
     await page.goto(`${origin}/?seed=1`);
     await page.getByTestId('mode-time').click();
     const prompt = await page.getByTestId('prompt').textContent();
-    await page.waitForFunction(() => document.activeElement?.dataset.testid === 'input');
+    await typingFocused(page);
     const text = prompt.slice(0, KEYS);
     return { text, ...(await typeInto(page, text)) };
   } finally {

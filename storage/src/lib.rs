@@ -15,7 +15,8 @@
 //!   only the ends of the line;
 //! - `practice`: every game as the practice statistics read it, and those statistics
 //!   (one record: a few hundred letters and 字 of integers, tens of kilobytes at most,
-//!   read and written whole, docs/practice.md).
+//!   read and written whole, docs/practice.md); the custom text and its bests are
+//!   under `meta`.
 //!
 //! Every write is one readwrite transaction that the caller awaits to completion, so
 //! "saved" in the UI means committed; an aborted transaction is an error with its
@@ -26,6 +27,7 @@
 //! older release) fails as [`StorageError::Blocked`], and its connection, when it
 //! comes, is closed at once.
 
+mod custom;
 mod db;
 mod error;
 mod meta;

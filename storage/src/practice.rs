@@ -192,7 +192,7 @@ impl Db {
     }
 }
 
-async fn catch_up(tx: &Transaction, course: &Course) -> Result<Practice, StorageError> {
+pub(crate) async fn catch_up(tx: &Transaction, course: &Course) -> Result<Practice, StorageError> {
     let store = tx.store(PRACTICE)?;
     let mut state = read_state(&store).await?;
     if state.folded < state.recorded {

@@ -6,6 +6,7 @@ import assert from 'node:assert/strict';
 import { performance } from 'node:perf_hooks';
 import { after, before, describe, test } from 'node:test';
 import { launchBrowser, startServer } from './harness.mjs';
+import { typingFocused } from './play.mjs';
 
 /**
  * Milliseconds between keys: fast but human, so results pass the plausibility rules
@@ -122,7 +123,7 @@ async function startMode(page, mode) {
   await page.getByTestId(`mode-${mode}`).click();
   const prompt = page.getByTestId('prompt');
   await prompt.waitFor();
-  await page.waitForFunction(() => document.activeElement?.dataset.testid === 'input');
+  await typingFocused(page);
   return prompt.textContent();
 }
 

@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
 import { after, before, test } from 'node:test';
 import { launchBrowser, openControlled, queryDatabase, startServer } from './harness.mjs';
-import { PACE, board, eventually, humanPause, readOutbox, waitPending } from './play.mjs';
+import { PACE, board, eventually, humanPause, readOutbox, typingFocused, waitPending } from './play.mjs';
 
 let browser;
 before(async () => {
@@ -48,13 +48,6 @@ async function textBoard(origin, query) {
   const response = await fetch(`${origin}/api/boards?${query}`);
   assert.equal(response.status, 200, `GET /api/boards?${query}`);
   return response.json();
-}
-
-/** Waits until the page's typing field has the focus (a game is ready for keys). */
-function typingFocused(page) {
-  return page.waitForFunction(() => document.activeElement?.dataset.testid === 'input', null, {
-    timeout: 30_000,
-  });
 }
 
 // The body is this test's own sentence, over two lines as a 发文 tool may break it;

@@ -50,6 +50,11 @@ export async function shortSeed(page, origin, mode, maxChars) {
   throw new Error(`no ${mode} prompt of at most ${maxChars} characters in 200 seeds`);
 }
 
+/** Waits until the typing field has the focus: the game is ready for a key. */
+export function typingFocused(page, timeout = 30_000) {
+  return page.waitForFunction(() => document.activeElement?.dataset.testid === 'input', null, { timeout });
+}
+
 /** The outbox as stored in IndexedDB `keydo`, read with the raw API. */
 export const readOutbox = (page) => readStore(page, 'outbox');
 

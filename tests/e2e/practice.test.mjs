@@ -1,11 +1,12 @@
 // 练习 end to end (docs/practice.md): three English lessons with one slow letter make
 // the next lesson focus it, and no lesson reaches the outbox; a 中文 game with two
-// missed 字 offers exactly them to 练错字, whose drill is typed as practice.
+// missed 字 offers exactly them to 练错字, whose drill is typed as practice; a custom
+// text survives a reload.
 import assert from 'node:assert/strict';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { after, before, test } from 'node:test';
 import { launchBrowser, readStore, startServer } from './harness.mjs';
-import { readOutbox } from './play.mjs';
+import { readOutbox, typingFocused } from './play.mjs';
 
 let browser;
 let server;
@@ -17,13 +18,6 @@ after(async () => {
   await browser?.close();
   await server?.stop();
 });
-
-/** Waits until the page's typing field has the focus (a game is ready for keys). */
-function typingFocused(page) {
-  return page.waitForFunction(() => document.activeElement?.dataset.testid === 'input', null, {
-    timeout: 30_000,
-  });
-}
 
 /** Opens the practice panel and waits for its lists. */
 async function openPractice(page) {
@@ -105,5 +99,70 @@ test('a 中文 game with two missed 字 offers exactly them to 练错字, typed 
   // only in the practice store, beside it.
   assert.equal((await readStore(page, 'history')).length, 1);
   assert.equal((await readStore(page, 'practice')).filter((game) => game.prompt).length, 2);
+  await context.close();
+});
+
+test('a custom text survives a reload, shuffled and limited as set, its best kept on the device only', async () => {
+  const context = await browser.newContext();
+  const page = await context.newPage();
+  await page.goto(server.origin);
+  await page.getByTestId('practice-panel').locator('summary').click();
+  const form = page.getByTestId('custom-text-form');
+  await form.waitFor();
+
+  // Nothing to type is refused in words, and the field keeps what was there.
+  await page.getByTestId('custom-text').fill(' \u200b ');
+  await page.getByTestId('custom-play').click();
+  assert.match(await page.getByTestId('custom-error').textContent(), /empty/);
+
+  const words = ['alpha', 'bravo', 'charlie', 'delta'];
+  await page.getByTestId('custom-text').fill(` ${words.join('  ')}\n`);
+  await page.getByTestId('custom-order').selectOption('shuffle');
+  await page.getByTestId('custom-limit').selectOption('words');
+  await page.getByTestId('custom-amount').fill('8');
+  await page.getByTestId('custom-play').click();
+  await typingFocused(page);
+  const prompt = await page.getByTestId('prompt').textContent();
+  const typed = prompt.split(' ');
+  assert.equal(typed.length, 8, prompt);
+  for (const round of [typed.slice(0, 4), typed.slice(4)]) {
+    assert.deepEqual([...round].sort(), words, `each round is the text shuffled: ${prompt}`);
+  }
+  for (const ch of prompt) {
+    await page.keyboard.type(ch);
+    await sleep(45);
+  }
+  await page.getByTestId('practice-saved').filter({ hasText: 'Practice saved' }).waitFor({ timeout: 30_000 });
+  const best = await page.getByTestId('custom-result-best').textContent();
+  assert.match(best, /^Your first best for this text: [0-9.]+ WPM$/);
+  assert.deepEqual(await readOutbox(page), [], 'a custom text never reaches the outbox');
+  assert.deepEqual(await readStore(page, 'history'), [], 'nor the history');
+
+  // After a reload the form holds the same text and setting, with its best.
+  await page.reload();
+  await typingFocused(page);
+  await page.getByTestId('practice-panel').locator('summary').click();
+  await page.getByTestId('custom-best').filter({ hasText: 'Best for this text, shuffle, 8 words:' }).waitFor();
+  assert.equal(await page.getByTestId('custom-text').inputValue(), words.join(' '));
+  assert.equal(await page.getByTestId('custom-order').inputValue(), 'shuffle');
+  assert.equal(await page.getByTestId('custom-limit').inputValue(), 'words');
+  assert.equal(await page.getByTestId('custom-amount').inputValue(), '8');
+  assert.equal(
+    await page.getByTestId('custom-best').textContent(),
+    `Best for this text, shuffle, 8 words: ${best.split(': ')[1]}`,
+  );
+
+  // Timed: the clock ends the game whatever is left of the text.
+  await page.getByTestId('custom-order').selectOption('repeat');
+  await page.getByTestId('custom-limit').selectOption('seconds');
+  await page.getByTestId('custom-amount').fill('5');
+  await page.getByTestId('custom-play').click();
+  await typingFocused(page);
+  const timed = await page.getByTestId('prompt').textContent();
+  assert.ok(timed.startsWith(words.join(' ')), 'repeat keeps the order');
+  assert.ok(timed.length >= 5 * 29, 'text for the fastest typist');
+  await page.keyboard.type('alpha');
+  await page.getByTestId('practice-result').waitFor({ timeout: 10_000 });
+  assert.match(await page.getByTestId('custom-result-best').textContent(), /^Your first best for this text/);
   await context.close();
 });

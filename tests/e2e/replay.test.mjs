@@ -8,7 +8,7 @@ import { execFileSync } from 'node:child_process';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { launchBrowser, queryDatabase, startServer } from './harness.mjs';
-import { board, eventually, humanPause, shortSeed, waitPending } from './play.mjs';
+import { board, eventually, humanPause, shortSeed, typingFocused, waitPending } from './play.mjs';
 
 let browser;
 let server;
@@ -25,7 +25,7 @@ after(async () => {
 async function startMode(page, mode, seed) {
   await page.goto(`${server.origin}/?seed=${seed}`);
   await page.getByTestId(`mode-${mode}`).click();
-  await page.waitForFunction(() => document.activeElement?.dataset.testid === 'input');
+  await typingFocused(page);
   return page.getByTestId('prompt').textContent();
 }
 

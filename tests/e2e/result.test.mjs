@@ -7,7 +7,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { launchBrowser, startServer } from './harness.mjs';
-import { humanPause, shortSeed, waitPending } from './play.mjs';
+import { humanPause, shortSeed, typingFocused, waitPending } from './play.mjs';
 
 let browser;
 let server;
@@ -82,7 +82,7 @@ describe('the result screen', () => {
     const seed = await shortSeed(page, server.origin, 'quote', 120);
     await page.goto(`${server.origin}/?seed=${seed}`);
     await page.getByTestId('mode-quote').click();
-    await page.waitForFunction(() => document.activeElement?.dataset.testid === 'input');
+    await typingFocused(page);
     const prompt = await page.getByTestId('prompt').textContent();
     await context.setOffline(true);
     typed = await typeWithMistakes(page, prompt);

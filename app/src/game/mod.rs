@@ -21,8 +21,8 @@ mod seed;
 mod source;
 mod texts;
 
-use crate::practice::{PracticePanel, PracticeResult, PracticeText, StartPractice};
-use crate::services::practice::PracticeService;
+use crate::practice::{PracticeKind, PracticePanel, PracticeResult, PracticeText, StartPractice};
+use crate::services::practice::{PracticeService, Saved};
 use crate::services::profile::ProfileService;
 use crate::services::records::Records;
 use keydo_core::Mode;
@@ -69,7 +69,14 @@ pub fn Game() -> impl IntoView {
                     target: practice.target(),
                     played_at: js_sys::Date::now() as u64,
                 };
-                Ended::Practised(text, owner.with(|| practice.record(game)))
+                // A custom text's game also counts against its setting's own best.
+                let custom = match &text.kind {
+                    PracticeKind::Custom(custom) => {
+                        Some((custom.clone(), score::value(done.mode, &done.stats)))
+                    }
+                    PracticeKind::Lesson { .. } | PracticeKind::Drill { .. } => None,
+                };
+                Ended::Practised(text, owner.with(|| practice.record(game, custom)))
             }
             _ => Ended::Recorded(owner.with(|| record(records, corpora, &done))),
         };
@@ -101,8 +108,11 @@ pub fn Game() -> impl IntoView {
             if let Some(preferred) = preferred.get()
                 && round.get_untracked() == 0
                 && finished.with_untracked(Option::is_none)
+                && preferred != Mode::Time
                 && source.with_untracked(|s| *s == Source::Mode(Mode::Time))
             {
+                // Setting the same mode would still restart the game shown and take the
+                // focus back from wherever the player put it (a paste outside the field).
                 set_source.set(Source::Mode(preferred));
             }
         });
@@ -164,7 +174,7 @@ pub fn Game() -> impl IntoView {
 #[derive(Clone)]
 enum Ended {
     Recorded(Recording),
-    Practised(PracticeText, ReadSignal<Option<Result<(), String>>>),
+    Practised(PracticeText, Saved),
 }
 
 /// Records a game the server would take, on every board it counts on; one it would

@@ -65,7 +65,12 @@ pub fn Play(
         mode,
         options: assignment.id.options(),
     };
-    let session = StoredValue::new(Session::new(test, &assignment.prompt));
+    let session = Session::new(test, &assignment.prompt);
+    let session = StoredValue::new(match assignment.time_limit_ms {
+        Some(limit) => session.timed(limit),
+        None => session,
+    });
+    let time_limit_ms = session.with_value(Session::time_limit_ms);
     let prompt_id = StoredValue::new(assignment.id.clone());
     let prompt_text = StoredValue::new(assignment.prompt.clone());
     let segment = assignment.segment;
@@ -153,7 +158,7 @@ pub fn Play(
     let target = session.with_value(|s| s.target().to_vec());
     view! {
         <div class="play" class:zh=language == Language::Chinese>
-            <LiveStats mode time_limit_ms=test.time_limit_ms() live/>
+            <LiveStats mode time_limit_ms live/>
             <PromptView text=target marks caret caret_off composing language on_click=focus_input/>
             {assignment.attribution.map(|line| view! { <p class="attribution">{line}</p> })}
             <div class="controls">

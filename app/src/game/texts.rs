@@ -23,6 +23,9 @@ pub struct Assignment {
     pub attribution: Option<String>,
     /// A loaded QQ text's 段号, for the 成绩 line.
     pub segment: Option<u32>,
+    /// How long a timed custom text lasts from its first key (a `time` test's length
+    /// is in its options).
+    pub time_limit_ms: Option<u64>,
 }
 
 /// The three corpora, each loading (`None`), loaded or failed.
@@ -56,6 +59,7 @@ impl Corpora {
             id: PromptId::for_game(mode, seed, None).with_options(options),
             attribution: None,
             segment: None,
+            time_limit_ms: None,
         };
         let passage_game = |passages: &Passages| {
             let passage = texts::pick_passage(passages, seed.get());
@@ -93,6 +97,7 @@ impl Corpora {
                     id: PromptId::Text { text },
                     attribution: (!attribution.is_empty()).then(|| attribution.join(" · ")),
                     segment: loaded.segment_no(),
+                    time_limit_ms: None,
                 }))
             }
             Source::Practice(practice) => Some(
@@ -103,6 +108,7 @@ impl Corpora {
                         id: PromptId::Text { text },
                         attribution: Some(practice.label()),
                         segment: None,
+                        time_limit_ms: practice.time_limit_ms(),
                     })
                     .map_err(|e| LoadError::new("practice", e.to_string())),
             ),
@@ -155,5 +161,6 @@ fn attributed(passage: &Passage, id: PromptId) -> Assignment {
         id,
         attribution: Some(format!("— {}, {}{year}", passage.author, passage.source)),
         segment: None,
+        time_limit_ms: None,
     }
 }

@@ -1,16 +1,20 @@
-//! 练习 · Practice (docs/practice.md): the panel that starts adaptive lessons and shows
-//! progress, and what a practice game shows when it ends. The rules are core's
+//! 练习 · Practice (docs/practice.md): the panel that starts adaptive lessons, plays the
+//! player's custom text and shows progress, and what a practice game shows when it
+//! ends. The rules are core's
 //! (`keydo_core::practice`); the course and the statistics come from
 //! [`PracticeService`]. A practice game is typed in the game's own `Play`, and is never
 //! recorded for a board.
 
 mod chart;
+mod custom;
 mod progress;
 mod result;
 
 use crate::services::practice::{CourseState, PracticeService};
+use custom::CustomTextForm;
 use keydo_core::game::mode::Language;
 use keydo_core::practice::Course;
+use keydo_core::practice::custom::CustomText;
 use keydo_core::practice::drill::{Drill, DrillKind, practice_mode};
 use keydo_core::practice::stats::Target;
 use keydo_core::{Mode, Prompt};
@@ -31,6 +35,8 @@ pub enum PracticeKind {
     Lesson { language: Language, focus: String },
     /// 练错字 or 练慢字 after a game.
     Drill { kind: DrillKind, language: Language },
+    /// The player's own text, which keeps a personal best on the device.
+    Custom(CustomText),
 }
 
 impl PracticeText {
@@ -39,6 +45,15 @@ impl PracticeText {
             PracticeKind::Lesson { language, .. } | PracticeKind::Drill { language, .. } => {
                 *language
             }
+            PracticeKind::Custom(custom) => custom.language(),
+        }
+    }
+
+    /// How long a game lasts from its first key, for a timed custom text.
+    pub fn time_limit_ms(&self) -> Option<u64> {
+        match &self.kind {
+            PracticeKind::Custom(custom) => custom.time_limit_ms(),
+            PracticeKind::Lesson { .. } | PracticeKind::Drill { .. } => None,
         }
     }
 
@@ -60,6 +75,17 @@ impl PracticeText {
                     DrillKind::Slowest => "练慢字 · Slowest",
                 }
             ),
+            PracticeKind::Custom(custom) => {
+                format!("Custom text · {custom}: a personal best only, not sent to any board")
+            }
+        }
+    }
+
+    /// A game on `custom`, drawn with a new seed (a shuffled text differs each game).
+    pub fn of_custom(custom: CustomText) -> PracticeText {
+        PracticeText {
+            prompt: custom.prompt(random_seed()),
+            kind: PracticeKind::Custom(custom),
         }
     }
 
@@ -83,9 +109,7 @@ pub struct StartPractice(pub Callback<PracticeText>);
 /// measure `keydo:lesson` (scripts/bench-practice.mjs reads it).
 pub fn new_lesson(course: &Course, service: PracticeService, language: Language) -> PracticeText {
     let practice = service.practice().get_untracked();
-    // Any seed: a lesson is deterministic for its seed (core's golden tests), and
-    // each one should differ.
-    let seed = (js_sys::Math::random() * 9_007_199_254_740_991.0) as u64;
+    let seed = random_seed();
     let performance = window().performance();
     if let Some(performance) = &performance {
         let _ = performance.mark(LESSON_START);
@@ -120,6 +144,12 @@ pub fn new_lesson(course: &Course, service: PracticeService, language: Language)
         let _ = performance.measure_with_start_mark(LESSON_MEASURE, LESSON_START);
     }
     text
+}
+
+/// Any seed: a lesson or a shuffled custom text is deterministic for its seed (core's
+/// golden tests), and each one should differ.
+fn random_seed() -> u64 {
+    (js_sys::Math::random() * 9_007_199_254_740_991.0) as u64
 }
 
 const LESSON_MEASURE: &str = "keydo:lesson";
@@ -229,6 +259,7 @@ pub fn PracticePanel() -> impl IntoView {
                 <p class="load-text-error" role="alert">{format!("Practice could not be saved: {error}")}</p>
             })}
             {body}
+            {move || open.get().then(|| view! { <CustomTextForm/> })}
         </details>
     }
 }

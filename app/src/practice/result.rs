@@ -2,20 +2,21 @@
 
 use super::{PracticeKind, PracticeText, StartPractice, new_lesson};
 use crate::game::Finished;
-use crate::services::practice::{CourseState, PracticeService};
+use crate::services::practice::{CourseState, PracticeService, Saved};
 use keydo_core::Prompt;
 use keydo_core::game::report::{self, Report};
 use keydo_core::game::score;
 use keydo_core::practice::drill::{Drill, DrillKind};
 use leptos::prelude::*;
 
-/// A practice game's speed and accuracy, whether its statistics were saved, and what
-/// to practise next. Nothing here is sent anywhere.
+/// A practice game's speed and accuracy, whether its statistics were saved (and a
+/// custom text's personal best), and what to practise next. Nothing here is sent
+/// anywhere.
 #[component]
 pub fn PracticeResult(
     finished: Finished,
     practice: PracticeText,
-    saved: ReadSignal<Option<Result<(), String>>>,
+    saved: Saved,
     on_again: impl Fn() + Copy + 'static,
 ) -> impl IntoView {
     let service = expect_context::<PracticeService>();
@@ -25,26 +26,55 @@ pub fn PracticeResult(
     let accuracy = format!("{:.0}%", score::accuracy(&finished.stats) * 100.0);
     let report = report::report(mode, &finished.target, &finished.input).ok();
     let language = practice.language();
+    let custom = match &practice.kind {
+        PracticeKind::Custom(custom) => Some(custom.clone()),
+        PracticeKind::Lesson { .. } | PracticeKind::Drill { .. } => None,
+    };
+    let heading = if custom.is_some() {
+        "Custom text"
+    } else {
+        "练习 · Practice"
+    };
     let next = move |_| match (&practice.kind, service.course().get_untracked()) {
         (PracticeKind::Lesson { .. }, CourseState::Loaded(course)) => {
             start.0.run(new_lesson(&course, service, language));
         }
+        (PracticeKind::Custom(custom), _) => start.0.run(PracticeText::of_custom(custom.clone())),
         _ => on_again(),
     };
     let status = move || match saved.get() {
         None => "Saving…".to_owned(),
-        Some(Ok(())) => "Practice saved: your letters and 字 are updated.".to_owned(),
+        Some(Ok(_)) => "Practice saved: your letters and 字 are updated.".to_owned(),
         Some(Err(error)) => format!("Practice not saved: {error}"),
+    };
+    // A custom text's own best, once the game is saved against it.
+    let best = move || {
+        let best = saved.get()?.ok()??;
+        let text = if best.new_best && best.had_best {
+            format!(
+                "New personal best for this text: {}",
+                mode.format_value(best.best)
+            )
+        } else if best.new_best {
+            format!(
+                "Your first best for this text: {}",
+                mode.format_value(best.best)
+            )
+        } else {
+            format!("Your best for this text: {}", mode.format_value(best.best))
+        };
+        Some(view! { <p class="custom-best" data-testid="custom-result-best">{text}</p> })
     };
     view! {
         <section class="result practice-result" aria-live="polite" data-testid="practice-result">
-            <h2 class="result-heading">"练习 · Practice"</h2>
+            <h2 class="result-heading">{heading}</h2>
             <p class="score">
                 <span class="score-value" data-testid="practice-speed">{speed}</span>
                 " "<span class="score-unit">{mode.speed_unit()}</span>
             </p>
             <p>{format!("Accuracy {accuracy}. Practice is never sent to a board.")}</p>
             <p class="saving" data-testid="practice-saved">{status}</p>
+            {best}
             <button class="next" data-testid="practice-next" on:click=next>"Next practice"</button>
             {report.map(|report| view! { <DrillRow report target=finished.target.clone()/> })}
         </section>

@@ -2,8 +2,9 @@
 //! `/texts/` when the practice panel first opens (so the first load costs nothing
 //! more), and the player's statistics in the `practice` store.
 //!
-//! Practice games (lessons, 练错字 / 练慢字) are written to the `practice` store only:
-//! never to the history, the bests or the outbox, so no board ever sees them. A game of
+//! Practice games (lessons, 练错字 / 练慢字, custom text) are written to the `practice`
+//! store only (a custom text's best beside its setting under `meta`): never to the
+//! history, the bests or the outbox, so no board ever sees them. A game of
 //! the boards reaches the store with its history row (`Records`), and the statistics
 //! catch up with it here once the course is loaded.
 
@@ -11,8 +12,9 @@ use super::texts::{LoadError, fetch};
 use keydo_core::game::texts::WordList;
 use keydo_core::practice::Course;
 use keydo_core::practice::chinese::ZhLists;
+use keydo_core::practice::custom::CustomText;
 use keydo_core::practice::stats::Target;
-use keydo_storage::{Db, Practice, PracticeGame, StorageError};
+use keydo_storage::{Db, Practice, PracticeGame, Recorded, StorageError};
 use leptos::prelude::*;
 use leptos::task::spawn_local;
 use std::sync::Arc;
@@ -34,7 +36,14 @@ pub struct PracticeService {
     practice: RwSignal<Practice>,
     /// The last storage failure, in words.
     error: RwSignal<Option<String>>,
+    /// The custom text last set and its setting's personal best; `None` until read,
+    /// or when none was ever set.
+    custom: RwSignal<Option<(CustomText, Option<i64>)>>,
 }
+
+/// Whether a practice game was saved (`Some` once written): `Ok` with a custom text's
+/// personal best after it, else why not.
+pub type Saved = ReadSignal<Option<Result<Option<Recorded>, String>>>;
 
 impl PracticeService {
     /// Reads the stored target and statistics; the course waits for [`Self::load_course`].
@@ -43,9 +52,58 @@ impl PracticeService {
             course: RwSignal::new(CourseState::NotLoaded),
             practice: RwSignal::new(Practice::default()),
             error: RwSignal::new(None),
+            custom: RwSignal::new(None),
         };
         service.update(async |db| db.practice().await);
+        spawn_local(async move {
+            match open_and(async |db| db.custom_text().await).await {
+                Ok(custom) => {
+                    // A text set meanwhile is newer than the one read.
+                    if service.custom.with_untracked(Option::is_none) {
+                        service.custom.try_set(custom);
+                    }
+                }
+                Err(error) => web_sys::console::warn_1(&format!("keydo: {error}").into()),
+            }
+        });
         service
+    }
+
+    /// The custom text last set, with its setting's personal best (reactive).
+    pub fn custom(&self) -> Signal<Option<(CustomText, Option<i64>)>> {
+        self.custom.into()
+    }
+
+    /// Keeps `custom` as the custom text, here and across reloads; the signal
+    /// returned turns `Some` once stored (`Err`: why not, the text still played).
+    pub fn set_custom(&self, custom: CustomText) -> ReadSignal<Option<Result<(), String>>> {
+        let done = RwSignal::new(None);
+        let service = *self;
+        // Shown at once with the best it had, if it is the setting already kept.
+        let best = self.custom.with_untracked(|kept| match kept {
+            Some((kept, best)) if kept.best_key() == custom.best_key() => *best,
+            _ => None,
+        });
+        self.custom.set(Some((custom.clone(), best)));
+        spawn_local(async move {
+            let stored = open_and(async |db| db.set_custom_text(&custom).await).await;
+            if let Ok(best) = &stored {
+                service.set_custom_best(&custom, *best);
+            }
+            done.try_set(Some(stored.map(|_| ()).map_err(|e| e.to_string())));
+        });
+        done.read_only()
+    }
+
+    /// `best` as the personal best of `custom`, if it is still the text set.
+    fn set_custom_best(&self, custom: &CustomText, best: Option<i64>) {
+        self.custom.try_update(|kept| {
+            if let Some((kept, kept_best)) = kept
+                && kept.best_key() == custom.best_key()
+            {
+                *kept_best = best;
+            }
+        });
     }
 
     /// The course (reactive).
@@ -110,9 +168,9 @@ impl PracticeService {
     }
 
     /// Records a practice game and folds it in (fetching the course first if a
-    /// 练错字 drill came before the panel was opened). The signal turns `Some` once
-    /// written: `Ok` when committed, else why not.
-    pub fn record(&self, game: PracticeGame) -> ReadSignal<Option<Result<(), String>>> {
+    /// 练错字 drill came before the panel was opened); a game on a custom text also
+    /// against its setting's best, with its value.
+    pub fn record(&self, game: PracticeGame, custom: Option<(CustomText, i64)>) -> Saved {
         let done = RwSignal::new(None);
         let service = *self;
         spawn_local(async move {
@@ -121,11 +179,26 @@ impl PracticeService {
                 return;
             };
             service.update(async move |db| {
-                let outcome = db.record_practice_game(&course, &game).await;
+                let outcome = match &custom {
+                    Some((custom, value)) => db
+                        .record_custom_game(&course, &game, custom, *value)
+                        .await
+                        .map(|(practice, best)| (practice, Some(best))),
+                    None => db
+                        .record_practice_game(&course, &game)
+                        .await
+                        .map(|practice| (practice, None)),
+                };
+                if let (Some((custom, _)), Ok((_, Some(best)))) = (&custom, &outcome) {
+                    service.set_custom_best(custom, Some(best.best));
+                }
                 done.try_set(Some(
-                    outcome.as_ref().map(|_| ()).map_err(|e| e.to_string()),
+                    outcome
+                        .as_ref()
+                        .map(|(_, best)| *best)
+                        .map_err(|e| e.to_string()),
                 ));
-                outcome
+                outcome.map(|(practice, _)| practice)
             });
         });
         done.read_only()
@@ -140,11 +213,7 @@ impl PracticeService {
     fn update(&self, change: impl AsyncFnOnce(&Db) -> Result<Practice, StorageError> + 'static) {
         let service = *self;
         spawn_local(async move {
-            let outcome = match Db::open().await {
-                Ok(db) => change(&db).await,
-                Err(error) => Err(error),
-            };
-            match outcome {
+            match open_and(change).await {
                 Ok(practice) => {
                     service.practice.try_set(practice);
                     service.error.try_set(None);
@@ -156,6 +225,13 @@ impl PracticeService {
             }
         });
     }
+}
+
+/// Runs `operation` on a connection of its own.
+async fn open_and<T>(
+    operation: impl AsyncFnOnce(&Db) -> Result<T, StorageError>,
+) -> Result<T, StorageError> {
+    operation(&Db::open().await?).await
 }
 
 /// The word list and the Chinese lists (the service worker's precache has them

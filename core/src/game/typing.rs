@@ -161,6 +161,15 @@ impl Session {
         }
     }
 
+    /// The session ended `limit_ms` after its first key whatever its mode: a timed
+    /// custom text (docs/practice.md, "Custom text"), which no board ranks.
+    pub fn timed(self, limit_ms: u64) -> Session {
+        Session {
+            time_limit_ms: Some(limit_ms),
+            ..self
+        }
+    }
+
     pub fn mode(&self) -> Mode {
         self.mode
     }
@@ -236,7 +245,8 @@ impl Session {
         self.log.log()
     }
 
-    /// How long a `time` game lasts from its first key; `None` in the other modes.
+    /// How long a `time` game (or a [`Session::timed`] one) lasts from its first key;
+    /// `None` in the other modes.
     pub fn time_limit_ms(&self) -> Option<u64> {
         self.time_limit_ms
     }
@@ -676,6 +686,24 @@ pub(crate) mod tests {
         assert_eq!(s.stats().keystrokes, 2);
         s.tick(60_000);
         assert_eq!(s.result().unwrap().duration_ms, 60_000);
+    }
+
+    #[test]
+    fn a_timed_session_of_any_mode_ends_with_its_clock_or_its_text() {
+        let mut zh = session(Mode::Zh, "春天来了花开了").timed(5_000);
+        assert_eq!(zh.time_limit_ms(), Some(5_000));
+        zh.commit("春天", 1_000);
+        zh.tick(5_999);
+        assert!(!zh.is_finished());
+        zh.tick(6_000);
+        assert!(zh.is_finished());
+        assert_eq!(zh.result().unwrap().duration_ms, 5_000);
+        assert_eq!(zh.result().unwrap().correct_chars, 2);
+        // Typed to its end first, it ends there, as its mode does.
+        let mut words = session(Mode::Words, "ab").timed(5_000);
+        words.commit("ab", 0);
+        assert!(words.is_finished());
+        assert_eq!(session(Mode::Words, "ab").time_limit_ms(), None);
     }
 
     #[test]

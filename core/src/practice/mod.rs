@@ -2,9 +2,11 @@
 //! the input logs of finished games (`stats`), and lessons generated from them: English
 //! letters unlocked one by one with pseudo-words that stress the weakest (`english`),
 //! and pools of common 字 unlocked one by one with passages of real 词 that stress the
-//! weakest (`chinese`).
+//! weakest (`chinese`); drills of a game's missed or slowest words (`drill`); and the
+//! player's own text, repeated or shuffled (`custom`).
 
 pub mod chinese;
+pub mod custom;
 pub mod drill;
 pub mod english;
 pub mod stats;
