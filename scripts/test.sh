@@ -4,7 +4,9 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 export PATH="$PWD/node_modules/.bin:$HOME/.cargo/bin:$PATH"
 
-step() { printf '\n\033[1m== %s\033[0m\n' "$*"; }
+# Each step says when it starts, in seconds since the run began, so a slow run shows
+# where its time went.
+step() { printf '\n\033[1m== %s\033[0m (at %d s)\n' "$*" "$SECONDS"; }
 
 step "format and lints"
 cargo fmt --all -- --check
@@ -27,3 +29,5 @@ cargo build --release --quiet -p keydo-server -p keydo-build
 
 step "end-to-end tests in Chromium (behind nginx and on PostgreSQL too)"
 scripts/with-postgres.sh node --test --test-concurrency=1 tests/e2e/
+
+step "done"

@@ -1,0 +1,117 @@
+// Time to playable on a phone profile (run by `make bench`; nothing here asserts).
+//
+// A player cannot type until the game's wasm has arrived and mounted the game: the
+// frame Lighthouse scores paints before that. Measured here, on the phone profile
+// docs/performance.md names: 150 ms round trip, 1.6 Mbit/s down, 750 kbit/s up
+// (Chromium's network emulation) and the CPU slowed 4× (its CPU throttling), from the
+// navigation's start to the first moment the typing field is enabled under a prompt.
+//  - first visit: a fresh profile, nothing cached, no service worker;
+//  - repeat visit: the same profile reloaded once its service worker controls it.
+// Also the bytes the first visit transferred by then (encoded, headers included), and
+// what the same bytes alone cost at that bandwidth and round trip.
+//
+//   node scripts/bench-playable.mjs [dist ...]   # default: dist/
+//
+// Several builds are measured side by side: each round visits every build in turn, so
+// a slow spell of the machine falls on all of them. ROUNDS (default 3) rounds.
+import { resolve } from 'node:path';
+import { DIST, launchBrowser, startServer } from '../tests/e2e/harness.mjs';
+
+const ROUNDS = Number(process.env.ROUNDS ?? 3);
+const PROFILE = { latency: 150, download: 1.6e6 / 8, upload: 750e3 / 8, cpu: 4 };
+const dists = process.argv.length > 2 ? process.argv.slice(2).map((d) => resolve(d)) : [DIST];
+
+/**
+ * Installed before the page's scripts: stamps, on the page's clock (0 = navigation
+ * start), the first mutation after which the typing field is enabled under a prompt.
+ */
+function watchPlayable() {
+  const playable = () =>
+    document.querySelector('[data-testid="input"]:not([disabled])') &&
+    document.querySelector('[data-testid="prompt"] .ch');
+  const observer = new MutationObserver(() => {
+    if (window.__playableAt === undefined && playable()) {
+      window.__playableAt = performance.now();
+      observer.disconnect();
+    }
+  });
+  observer.observe(document, { childList: true, subtree: true, attributes: true });
+}
+
+/** Emulates the phone profile on `page` and counts its transferred bytes. */
+async function phone(page) {
+  const cdp = await page.context().newCDPSession(page);
+  await cdp.send('Network.enable');
+  await cdp.send('Network.emulateNetworkConditions', {
+    offline: false,
+    latency: PROFILE.latency,
+    downloadThroughput: PROFILE.download,
+    uploadThroughput: PROFILE.upload,
+  });
+  await cdp.send('Emulation.setCPUThrottlingRate', { rate: PROFILE.cpu });
+  const counter = { bytes: 0, requests: 0 };
+  cdp.on('Network.loadingFinished', (event) => {
+    counter.bytes += event.encodedDataLength;
+    counter.requests += 1;
+  });
+  return counter;
+}
+
+/** Navigates (or reloads) and returns the page's playable time and the bytes by then. */
+async function visit(page, counter, url) {
+  counter.bytes = 0;
+  counter.requests = 0;
+  if (url) await page.goto(url, { waitUntil: 'commit' });
+  else await page.reload({ waitUntil: 'commit' });
+  await page.waitForFunction(() => window.__playableAt !== undefined, null, { timeout: 120_000, polling: 50 });
+  const at = await page.evaluate(() => window.__playableAt);
+  return { at, bytes: counter.bytes, requests: counter.requests };
+}
+
+/**
+ * What `bytes` cost alone on the profile's network: their transfer at its bandwidth
+ * plus a round trip for each step of the request chain (the HTML, then the script,
+ * then the wasm and the texts).
+ */
+const bytesAlone = (bytes) => (bytes / PROFILE.download) * 1000 + 3 * PROFILE.latency;
+
+const browser = await launchBrowser();
+const servers = [];
+try {
+  for (const dist of dists) servers.push(await startServer({ dist }));
+  const results = dists.map(() => ({ first: [], repeat: [] }));
+  for (let round = 0; round < ROUNDS; round++) {
+    for (const [i, server] of servers.entries()) {
+      const context = await browser.newContext();
+      await context.addInitScript(watchPlayable);
+      const page = await context.newPage();
+      const counter = await phone(page);
+      results[i].first.push(await visit(page, counter, server.origin + '/'));
+      await page.waitForFunction(() => navigator.serviceWorker.controller !== null, null, { timeout: 120_000 });
+      results[i].repeat.push(await visit(page, counter));
+      await context.close();
+    }
+  }
+  const ms = (xs) => xs.map((x) => x.toFixed(0)).join(', ');
+  const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+  console.log(
+    `== time to playable: ${ROUNDS} rounds, headless Chromium, loopback server, ` +
+      `${PROFILE.latency} ms RTT, ${(PROFILE.download * 8) / 1e6} Mbit/s down, CPU ${PROFILE.cpu}× slower`,
+  );
+  for (const [i, dist] of dists.entries()) {
+    const { first, repeat } = results[i];
+    const bytes = median(first.map((r) => r.bytes));
+    const firstAt = first.map((r) => r.at);
+    console.log(dist);
+    console.log(`  first visit:   ${ms(firstAt)} ms (median ${median(firstAt).toFixed(0)})`);
+    console.log(`  repeat visit:  ${ms(repeat.map((r) => r.at))} ms`);
+    console.log(
+      `  first visit transferred ${(bytes / 1024).toFixed(1)} KiB in ${median(first.map((r) => r.requests))} requests by then; ` +
+        `those bytes alone: ${bytesAlone(bytes).toFixed(0)} ms; ` +
+        `time to playable / bytes alone = ${(median(firstAt) / bytesAlone(bytes)).toFixed(2)}`,
+    );
+  }
+} finally {
+  await browser.close();
+  for (const server of servers) await server.stop();
+}
