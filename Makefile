@@ -34,5 +34,5 @@ bench: dist server
 	node scripts/bench-profile.mjs
 	node scripts/bench-practice.mjs
 	scripts/bench-server.sh
-	scripts/with-postgres.sh node scripts/bench-deploy.mjs
+	scripts/with-postgres.sh --durable node scripts/bench-deploy.mjs
 	node scripts/chaos.mjs --games 500

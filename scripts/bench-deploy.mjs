@@ -3,8 +3,13 @@
 // servers on one PostgreSQL behind nginx, and the server's memory holding 10 000 idle
 // connections (the default --max-connections).
 //
-//   scripts/with-postgres.sh node scripts/bench-deploy.mjs
-//   DURATION=30s CONNECTIONS=64 IDLE=5000 scripts/with-postgres.sh node scripts/bench-deploy.mjs
+//   scripts/with-postgres.sh --durable node scripts/bench-deploy.mjs
+//   DURATION=30s CONNECTIONS=64 IDLE=5000 scripts/with-postgres.sh --durable node scripts/bench-deploy.mjs
+//
+// Every figure says how durable its database is (SQLite `synchronous = FULL`;
+// PostgreSQL's fsync and synchronous_commit, read from the cluster: `make bench` runs
+// it `--durable`) and where TLS was: client to nginx, and server to PostgreSQL (read
+// from pg_stat_ssl while the servers are connected).
 //
 // Every request is a real `words` game the server verifies by replay (docs/replay.md),
 // written by server/examples/verified_bodies.rs, GAMES seeds per save.
@@ -80,6 +85,7 @@ async function throughput() {
   const sqlite = await keydo([], port);
   const nginx = await startNginx({ upstreams: [new URL(sqlite.origin).host], certificate, port });
   const script = scoresScript(await tokens(sqlite.origin, PLAYERS));
+  console.log('SQLite: synchronous = FULL (every commit fsynced)');
   wrk('1 server, SQLite, direct (HTTP)', sqlite.origin, script);
   wrk('1 server, SQLite, through nginx (HTTPS)', nginx.origin, script);
   await nginx.stop();
@@ -98,12 +104,27 @@ async function throughput() {
       upstreams: servers.map((s) => new URL(s.origin).host), certificate, port: publicPort,
     });
     const pgScript = scoresScript(await tokens(servers[0].origin, PLAYERS));
+    if (count === 1) console.log(durability(database));
     if (count === 1) wrk('1 server, PostgreSQL, direct (HTTP)', servers[0].origin, pgScript);
     wrk(`${count} server${count > 1 ? 's' : ''}, PostgreSQL, through nginx (HTTPS)`, proxy.origin, pgScript);
     await proxy.stop();
     for (const server of servers) await server.stop();
     database.drop();
   }
+}
+
+/** PostgreSQL's durability settings and how many of the servers' connections use TLS. */
+function durability(database) {
+  const fsync = database.query('SHOW fsync');
+  const commit = database.query('SHOW synchronous_commit');
+  const [tls, all] = database
+    .query(
+      `SELECT count(*) FILTER (WHERE s.ssl), count(*) FROM pg_stat_ssl s JOIN pg_stat_activity a USING (pid)
+       WHERE a.datname = current_database() AND a.pid <> pg_backend_pid()`,
+    )
+    .split('|');
+  return `PostgreSQL: fsync ${fsync}, synchronous_commit ${commit}${fsync === 'on' ? '' : ' (NOT durable)'}; ` +
+    `server to PostgreSQL: ${tls} of ${all} connections over TLS`;
 }
 
 function rssKiB(pid) {

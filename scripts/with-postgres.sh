@@ -10,14 +10,25 @@
 #   KEYDO_TEST_POSTGRES_BIN  the directory of the cluster's pg_dump, pg_restore, psql
 #
 #   scripts/with-postgres.sh cargo test -p keydo-server --test postgres
+#   scripts/with-postgres.sh --durable node scripts/bench-deploy.mjs
+#
+# The tests' cluster runs with fsync off: it is thrown away, and durability would only
+# slow them down. `--durable` keeps PostgreSQL's defaults (fsync and synchronous_commit
+# on), as a deployment runs: benchmarks use it (`make bench`), so their figures are of a
+# database that survives a power cut (also exported as KEYDO_TEST_POSTGRES_DURABLE).
 #
 # Needs PostgreSQL's server binaries (Debian: apt-get install postgresql) and openssl.
 # As root the cluster runs as the `postgres` user, since PostgreSQL refuses to run as
 # root. Exits non-zero without running the command when the cluster cannot start.
 set -euo pipefail
 
+durable=off
+if [ "${1:-}" = "--durable" ]; then
+    durable=on
+    shift
+fi
 if [ "$#" -eq 0 ]; then
-    echo "usage: $0 <command> [args...]" >&2
+    echo "usage: $0 [--durable] <command> [args...]" >&2
     exit 2
 fi
 
@@ -69,9 +80,10 @@ openssl req -x509 -newkey rsa:2048 -nodes -days 2 -subj "/CN=KeyDo test CA" \
 chmod 600 "$tls/server.key"
 if [ "${#as_owner[@]}" -gt 0 ]; then chown -R postgres: "$tls"; fi
 
-# fsync off: the cluster is thrown away, durability would only slow the tests down.
+fsync=off
+if [ "$durable" = on ]; then fsync=on; fi
 "${as_owner[@]}" "$pg_bin/pg_ctl" -D "$cluster/data" -l "$cluster/server.log" -w -t 30 \
-    -o "-c listen_addresses=127.0.0.1 -p $port -k $cluster -c fsync=off -c max_connections=200 \
+    -o "-c listen_addresses=127.0.0.1 -p $port -k $cluster -c fsync=$fsync -c max_connections=200 \
         -c ssl=on -c ssl_cert_file=$tls/server.pem -c ssl_key_file=$tls/server.key" \
     start >/dev/null ||
     { cat "$cluster/server.log" >&2; exit 1; }
@@ -79,5 +91,6 @@ if [ "${#as_owner[@]}" -gt 0 ]; then chown -R postgres: "$tls"; fi
 export KEYDO_TEST_POSTGRES_URL="postgres://postgres@127.0.0.1:$port/postgres"
 export KEYDO_TEST_POSTGRES_CA="$tls/ca.pem"
 export KEYDO_TEST_POSTGRES_BIN="$pg_bin"
-echo "$0: $("$pg_bin/postgres" --version) on 127.0.0.1:$port" >&2
+export KEYDO_TEST_POSTGRES_DURABLE="$durable"
+echo "$0: $("$pg_bin/postgres" --version) on 127.0.0.1:$port, fsync $fsync" >&2
 "$@"
