@@ -7,22 +7,58 @@
 //! every statement runs under a `statement_timeout`, and waiting for a pooled
 //! connection (all busy, or the database unreachable) is bounded too: past either, the
 //! answer is 503 `DATABASE_UNAVAILABLE`.
+//!
+//! Round trips are what a request costs here (docs/operations.md, "Measured"): each
+//! connection prepares a statement once and then only binds and executes it, as
+//! rusqlite's statement cache does for SQLite. The pool still checks a connection at
+//! checkout (one empty query): without it, the first requests after the database
+//! comes back would fail on connections it had closed.
 
 use super::sql::{Param, Row, Sql, Value};
 use super::{StoreError, StoreOptions, migrations, postgres_tls};
 use crate::metrics::metrics;
 use bytes::BytesMut;
-use postgres::GenericClient;
 use postgres::types::{IsNull, ToSql, Type, to_sql_checked};
-use r2d2::Pool;
+use postgres::{Client, GenericClient, Statement};
+use r2d2::{ManageConnection, Pool};
 use r2d2_postgres::PostgresConnectionManager;
+use std::collections::HashMap;
 use std::error::Error;
 use std::sync::Arc;
 use tokio_postgres_rustls::MakeRustlsConnect;
 
 const CONNECTIONS: u32 = 8;
 
-type Manager = PostgresConnectionManager<MakeRustlsConnect>;
+/// r2d2_postgres's manager, its connections paired with the statements they prepared.
+struct Manager(PostgresConnectionManager<MakeRustlsConnect>);
+
+/// A pooled connection and its statements, by their SQL. The SQL of the store's
+/// queries is fixed text (a few pick a column or a rule from a fixed set), so the map
+/// stays as small as the store's list of queries.
+struct Connection {
+    client: Client,
+    statements: HashMap<String, Statement>,
+}
+
+impl ManageConnection for Manager {
+    type Connection = Connection;
+    type Error = postgres::Error;
+
+    fn connect(&self) -> Result<Connection, postgres::Error> {
+        Ok(Connection {
+            client: self.0.connect()?,
+            statements: HashMap::new(),
+        })
+    }
+
+    fn is_valid(&self, connection: &mut Connection) -> Result<(), postgres::Error> {
+        self.0.is_valid(&mut connection.client)
+    }
+
+    fn has_broken(&self, connection: &mut Connection) -> bool {
+        self.0.has_broken(&mut connection.client)
+    }
+}
 
 pub struct Postgres {
     pool: Arc<ClosedOffRuntime>,
@@ -42,8 +78,8 @@ impl Postgres {
         let pool = Pool::builder()
             .max_size(CONNECTIONS)
             .connection_timeout(options.pool_wait)
-            .build(PostgresConnectionManager::new(config, tls))?;
-        migrations::runner().run(&mut *pool.get()?)?;
+            .build(Manager(PostgresConnectionManager::new(config, tls)))?;
+        migrations::runner().run(&mut pool.get()?.client)?;
         Ok(Postgres {
             pool: Arc::new(ClosedOffRuntime(Some(pool))),
         })
@@ -55,8 +91,9 @@ impl Postgres {
     ) -> Result<R, StoreError> {
         let pool = Arc::clone(&self.pool);
         tokio::task::spawn_blocking(move || {
-            let mut client = pool.get()?;
-            f(&mut PostgresSql(&mut *client))
+            let mut connection = pool.get()?;
+            let Connection { client, statements } = &mut *connection;
+            f(&mut PostgresSql { client, statements })
         })
         .await?
     }
@@ -68,11 +105,15 @@ impl Postgres {
         let pool = Arc::clone(&self.pool);
         metrics().write_queued();
         tokio::task::spawn_blocking(move || {
-            let client = pool.get();
+            let connection = pool.get();
             metrics().write_batch(1);
-            let mut client = client?;
+            let mut connection = connection?;
+            let Connection { client, statements } = &mut *connection;
             let mut transaction = client.transaction()?;
-            let result = f(&mut PostgresSql(&mut transaction))?;
+            let result = f(&mut PostgresSql {
+                client: &mut transaction,
+                statements,
+            })?;
             transaction.commit()?;
             Ok(result)
         })
@@ -106,13 +147,26 @@ impl Drop for ClosedOffRuntime {
     }
 }
 
-struct PostgresSql<'c, C>(&'c mut C);
+/// A connection (or its transaction) with the statements the connection prepared:
+/// a prepared statement outlives the transaction it was prepared in.
+struct PostgresSql<'c, C> {
+    client: &'c mut C,
+    statements: &'c mut HashMap<String, Statement>,
+}
 
 impl<C: GenericClient> Sql for PostgresSql<'_, C> {
     fn query(&mut self, sql: &str, params: &[Param<'_>]) -> Result<Vec<Row>, StoreError> {
+        let statement = match self.statements.get(sql) {
+            Some(statement) => statement.clone(),
+            None => {
+                let statement = self.client.prepare(sql)?;
+                self.statements.insert(sql.to_owned(), statement.clone());
+                statement
+            }
+        };
         let params: Vec<&(dyn ToSql + Sync)> = params.iter().map(|param| param as _).collect();
-        self.0
-            .query(sql, &params)?
+        self.client
+            .query(&statement, &params)?
             .iter()
             .map(|row| {
                 let values = row
@@ -163,4 +217,66 @@ impl ToSql for Param<'_> {
     }
 
     to_sql_checked!();
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Runs `statement` on the test cluster's own database.
+    fn admin(url: &str, statement: &str) {
+        let mut client = Client::connect(url, postgres::NoTls).expect("the test PostgreSQL");
+        client.batch_execute(statement).unwrap();
+    }
+
+    #[tokio::test]
+    async fn a_connection_prepares_each_statement_once() {
+        // The cluster of scripts/with-postgres.sh, as the server's PostgreSQL tests use.
+        let Some(admin_url) = std::env::var("KEYDO_TEST_POSTGRES_URL")
+            .ok()
+            .filter(|url| !url.is_empty())
+        else {
+            assert_ne!(
+                std::env::var("CI").as_deref(),
+                Ok("true"),
+                "CI needs PostgreSQL"
+            );
+            return;
+        };
+        let name = format!("keydo_unit_prepared_{}", std::process::id());
+        let (cluster, _) = admin_url.rsplit_once('/').expect("a URL with a database");
+        let url = format!("{cluster}/{name}");
+        let store = {
+            let (admin_url, name) = (admin_url.clone(), name.clone());
+            tokio::task::spawn_blocking(move || {
+                admin(&admin_url, &format!("CREATE DATABASE {name}"));
+                Postgres::open(&url, &StoreOptions::default())
+            })
+            .await
+            .unwrap()
+            .unwrap()
+        };
+        let prepared = store
+            .read(|sql| {
+                for n in 0..3 {
+                    let row = sql.query_opt("SELECT $1::bigint + 1", &[Param::Int(n)])?;
+                    assert_eq!(row.unwrap().int(0)?, n + 1);
+                }
+                sql.query_opt("SELECT count(*) FROM pg_prepared_statements", &[])?
+                    .expect("a count")
+                    .int(0)
+            })
+            .await
+            .unwrap();
+        // The statement asked three times, prepared once, and the count itself: without
+        // the cache each is prepared, executed and closed, and the count finds itself
+        // alone.
+        assert_eq!(prepared, 2);
+        drop(store);
+        tokio::task::spawn_blocking(move || {
+            admin(&admin_url, &format!("DROP DATABASE {name} WITH (FORCE)"))
+        })
+        .await
+        .unwrap();
+    }
 }
