@@ -26,14 +26,9 @@ pub fn PracticeResult(
     let accuracy = format!("{:.0}%", score::accuracy(&finished.stats) * 100.0);
     let report = report::report(mode, &finished.target, &finished.input).ok();
     let language = practice.language();
-    let custom = match &practice.kind {
-        PracticeKind::Custom(custom) => Some(custom.clone()),
-        PracticeKind::Lesson { .. } | PracticeKind::Drill { .. } => None,
-    };
-    let heading = if custom.is_some() {
-        "Custom text"
-    } else {
-        "练习 · Practice"
+    let heading = match &practice.kind {
+        PracticeKind::Custom(_) => "Custom text",
+        PracticeKind::Lesson { .. } | PracticeKind::Drill { .. } => "练习 · Practice",
     };
     let next = move |_| match (&practice.kind, service.course().get_untracked()) {
         (PracticeKind::Lesson { .. }, CourseState::Loaded(course)) => {
