@@ -23,11 +23,13 @@ CHROMEDRIVER=/usr/bin/chromedriver \
   WASM_BINDGEN_TEST_TIMEOUT=120 \
   cargo test -p keydo-storage -p keydo-sync --target wasm32-unknown-unknown
 
-step "release build of the shell and the server"
+step "release build of the shell (the server's debug build is the native tests')"
 trunk build --release
-cargo build --release --quiet -p keydo-server -p keydo-build
+cargo build --release --quiet -p keydo-build
+cargo build --quiet -p keydo-server
 
 step "end-to-end tests in Chromium (behind nginx and on PostgreSQL too)"
-scripts/with-postgres.sh node --test --test-concurrency=1 tests/e2e/
+KEYDO_SERVER_BIN=target/debug/keydo-server \
+  scripts/with-postgres.sh node --test --test-concurrency=1 tests/e2e/
 
 step "done"

@@ -11,7 +11,13 @@ import { chromium } from 'playwright-core';
 export const ROOT = resolve(import.meta.dirname, '..', '..');
 /** The build under test: dist/, or another build named by KEYDO_E2E_DIST. */
 export const DIST = process.env.KEYDO_E2E_DIST ? resolve(process.env.KEYDO_E2E_DIST) : join(ROOT, 'dist');
-const SERVER_BIN = join(ROOT, 'target', 'release', 'keydo-server');
+/**
+ * The server under test: the release build, or the one KEYDO_SERVER_BIN names
+ * (scripts/test.sh passes the debug build its native tests already compiled).
+ */
+export const SERVER_BIN = process.env.KEYDO_SERVER_BIN
+  ? resolve(process.env.KEYDO_SERVER_BIN)
+  : join(ROOT, 'target', 'release', 'keydo-server');
 
 /** Chromium as this machine runs it: headless, no sandbox, no background traffic. */
 const CHROMIUM = {

@@ -6,13 +6,10 @@
 // name being typed is not wiped out when the profile changes under it.
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { startFaultProxy } from './fault-proxy.mjs';
-import { ROOT, launchBrowser, readRecord, readStore, startServer } from './harness.mjs';
+import { SERVER_BIN, launchBrowser, readRecord, readStore, startServer } from './harness.mjs';
 import { eventually, playGame, shortSeed } from './play.mjs';
-
-const SERVER_BIN = join(ROOT, 'target', 'release', 'keydo-server');
 
 let browser;
 let server;
