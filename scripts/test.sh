@@ -23,10 +23,12 @@ CHROMEDRIVER=/usr/bin/chromedriver \
   WASM_BINDGEN_TEST_TIMEOUT=120 \
   cargo test -p keydo-storage -p keydo-sync --target wasm32-unknown-unknown
 
-step "release build of the shell (the server's debug build is the native tests')"
+# The browser tests run target/debug/keydo-server as `cargo test` above built it for
+# the server's integration tests (a plain `cargo build` would compile it again without
+# the dev-dependencies' features).
+step "release build of the shell"
 trunk build --release
 cargo build --release --quiet -p keydo-build
-cargo build --quiet -p keydo-server
 
 step "end-to-end tests in Chromium (behind nginx and on PostgreSQL too)"
 KEYDO_SERVER_BIN=target/debug/keydo-server \
