@@ -15,10 +15,14 @@ pub fn SyncStatus() -> impl IntoView {
     let unsaved = expect_context::<Records>().unsaved();
     let view = coordinator.view();
     let pending = move || view.with(|v| v.pending);
-    let summary = move || match pending() {
-        0 => "All scores are on the leaderboards.".to_owned(),
-        1 => "1 score waiting to be sent.".to_owned(),
-        n => format!("{n} scores waiting to be sent."),
+    // No count before the outbox is read: a page opened with results waiting must not
+    // say they are on the boards (tests wait on `data-pending` for the same reason).
+    let read_pending = move || view.with(|v| v.read.then_some(v.pending));
+    let summary = move || match read_pending() {
+        None => "Checking for scores waiting to be sent…".to_owned(),
+        Some(0) => "All scores are on the leaderboards.".to_owned(),
+        Some(1) => "1 score waiting to be sent.".to_owned(),
+        Some(n) => format!("{n} scores waiting to be sent."),
     };
     let unsaved_line = move || match unsaved.get() {
         0 => None,
@@ -36,7 +40,7 @@ pub fn SyncStatus() -> impl IntoView {
     };
     let discard = Action::new_local(move |score_id: &Uuid| coordinator.discard(*score_id));
     view! {
-        <section class="sync-status" data-testid="sync-status" data-pending=pending aria-live="polite">
+        <section class="sync-status" data-testid="sync-status" data-pending=read_pending aria-live="polite">
             <p class="sync-summary">{summary}</p>
             {move || unsaved_line().map(|line| view! { <p class="sync-error" data-testid="unsaved">{line}</p> })}
             {move || last_error().map(|words| view! { <p class="sync-error" data-testid="sync-error">{words}</p> })}

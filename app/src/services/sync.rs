@@ -34,6 +34,9 @@ const SYNC_TAG: &str = "flush-outbox";
 /// What the sync status shows.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct SyncView {
+    /// The outbox has been read: until then `pending` is not known, and nothing may
+    /// claim that every score is on the boards.
+    pub read: bool,
     /// Results waiting to reach the server, blocked ones included.
     pub pending: usize,
     /// Why the last attempt failed, as a stable code.
@@ -232,6 +235,7 @@ impl Coordinator {
             .len();
         let before = view.try_get_untracked().map(|shown| shown.pending);
         view.try_set(SyncView {
+            read: true,
             pending,
             last_error,
             blocked,
