@@ -102,6 +102,16 @@ test('a 中文 game with two missed 字 offers exactly them to 练错字, typed 
   await context.close();
 });
 
+/** Plays the custom text in the form with this order and limit; returns the prompt. */
+async function playCustom(page, order, limit, amount) {
+  await page.getByTestId('custom-order').selectOption(order);
+  await page.getByTestId('custom-limit').selectOption(limit);
+  await page.getByTestId('custom-amount').fill(amount);
+  await page.getByTestId('custom-play').click();
+  await typingFocused(page);
+  return page.getByTestId('prompt').textContent();
+}
+
 test('a custom text survives a reload, shuffled and limited as set, its best kept on the device only', async () => {
   const context = await browser.newContext();
   const page = await context.newPage();
@@ -117,12 +127,7 @@ test('a custom text survives a reload, shuffled and limited as set, its best kep
 
   const words = ['alpha', 'bravo', 'charlie', 'delta'];
   await page.getByTestId('custom-text').fill(` ${words.join('  ')}\n`);
-  await page.getByTestId('custom-order').selectOption('shuffle');
-  await page.getByTestId('custom-limit').selectOption('words');
-  await page.getByTestId('custom-amount').fill('8');
-  await page.getByTestId('custom-play').click();
-  await typingFocused(page);
-  const prompt = await page.getByTestId('prompt').textContent();
+  const prompt = await playCustom(page, 'shuffle', 'words', '8');
   const typed = prompt.split(' ');
   assert.equal(typed.length, 8, prompt);
   for (const round of [typed.slice(0, 4), typed.slice(4)]) {
@@ -153,12 +158,7 @@ test('a custom text survives a reload, shuffled and limited as set, its best kep
   );
 
   // Timed: the clock ends the game whatever is left of the text.
-  await page.getByTestId('custom-order').selectOption('repeat');
-  await page.getByTestId('custom-limit').selectOption('seconds');
-  await page.getByTestId('custom-amount').fill('5');
-  await page.getByTestId('custom-play').click();
-  await typingFocused(page);
-  const timed = await page.getByTestId('prompt').textContent();
+  const timed = await playCustom(page, 'repeat', 'seconds', '5');
   assert.ok(timed.startsWith(words.join(' ')), 'repeat keeps the order');
   assert.ok(timed.length >= 5 * 29, 'text for the fastest typist');
   await page.keyboard.type('alpha');

@@ -141,6 +141,8 @@ impl CustomText {
         let mut rng = SplitMix64::new(seed);
         let mut round: Vec<&str> = Vec::new();
         let mut out = String::new();
+        // Characters in `out`, kept as it grows rather than counted again each time.
+        let mut out_chars = 0;
         // Counted as the limit counts: words in English, 字 (characters) in Chinese;
         // a timed English prompt counts characters.
         let mut count = 0;
@@ -159,11 +161,12 @@ impl CustomText {
                 " "
             };
             let piece_chars = separator.chars().count() + unit.chars().count();
-            if out.chars().count() + piece_chars > cap {
+            if out_chars + piece_chars > cap {
                 break;
             }
             out.push_str(separator);
             out.push_str(unit);
+            out_chars += piece_chars;
             count += if counts_words { 1 } else { piece_chars };
         }
         if let (Limit::Words(n), Language::Chinese) = (self.limit, language) {
