@@ -14,6 +14,10 @@ use tokio::net::TcpListener;
 /// How often rate limiters forget clients that have been quiet for a while.
 const FORGET_IDLE_CLIENTS_EVERY: Duration = Duration::from_secs(60);
 
+/// How often the rank deltas are folded into the counts: a rank read sums the deltas
+/// not folded yet, so their number stays about one second of board changes.
+const FOLD_RANK_DELTAS_EVERY: Duration = Duration::from_secs(1);
+
 pub async fn run(args: ServeArgs) -> anyhow::Result<()> {
     let settings = args.settings()?;
     let tls = match (&args.tls.tls_cert, &args.tls.tls_key) {
@@ -30,6 +34,7 @@ pub async fn run(args: ServeArgs) -> anyhow::Result<()> {
     let state = AppState::new(settings, store, Arc::new(SystemClock));
     tokio::spawn(forget_idle_clients(state.clone()));
     tokio::spawn(capacity::watch(state.store.clone(), state.settings.alerts));
+    tokio::spawn(fold_rank_deltas(state.store.clone()));
 
     if let Some(metrics_addr) = args.metrics_addr {
         let listener = TcpListener::bind(metrics_addr).await?;
@@ -65,6 +70,19 @@ async fn forget_idle_clients(state: AppState) {
     loop {
         every.tick().await;
         state.rate_limiters.forget_idle_clients();
+    }
+}
+
+/// The rank counts' sweeper (docs/operations.md, "Ranks"). Every server runs one;
+/// they share the work safely, each delta folded by one of them.
+async fn fold_rank_deltas(store: Store) {
+    let mut every = tokio::time::interval(FOLD_RANK_DELTAS_EVERY);
+    every.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+    loop {
+        every.tick().await;
+        if let Err(error) = store.fold_rank_deltas().await {
+            tracing::warn!(cause = %error, "could not fold the rank deltas into their counts");
+        }
     }
 }
 

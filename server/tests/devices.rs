@@ -251,5 +251,6 @@ async fn linking_folds_the_old_save_into_one_row_per_mode() {
         assert!(!replay.improved);
         assert_eq!(replay.best, best["value"].as_i64().unwrap());
         assert_eq!(devices(&server, target.token).await.devices.len(), 2);
+        server.assert_rank_counts_exact().await;
     }
 }

@@ -276,6 +276,7 @@ async fn a_result_that_would_take_a_top_place_waits_from_the_boundary_up() {
         );
         assert!(http.board("weekly").await.is_empty());
         assert!(!names(&http.board("alltime").await).contains(&next_week.name.as_str()));
+        server.assert_rank_counts_exact().await;
     }
 }
 

@@ -467,6 +467,7 @@ async fn the_review_page_lists_the_queue_and_approves() {
             .await;
         assert_eq!(answer.status, 303, "{}", text(&answer));
         assert_eq!(http.board("words", "alltime").await, [value_of(&bo_words)]);
+        server.assert_rank_counts_exact().await;
     }
 }
 

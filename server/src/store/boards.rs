@@ -6,9 +6,11 @@
 //! resend, a replay or a lower score changes nothing, concurrently or not.
 
 use super::StoreError;
+use super::rank_counts;
 use super::sql::{Param, Row, Sql};
 use keydo_core::Mode;
 use keydo_core::api::ServerBest;
+use std::sync::LazyLock;
 use uuid::Uuid;
 
 /// A leaderboard: all time, or one UTC+8 week.
@@ -21,16 +23,16 @@ pub enum Board {
 /// The statements of one board. Their parameters start with the board's scope, in
 /// order: `player_id` (where a player is meant), `mode`, then `week` on weekly boards.
 struct BoardStatements {
-    /// scope, value, score_id, achieved_at → the row, only when it changed.
+    /// scope, value, score_id, achieved_at → value, score_id and the value before, only
+    /// when the row changed.
     upsert: &'static str,
     /// scope → value, score_id.
     best: &'static str,
     /// mode[, week], limit → display_name, value, achieved_at, player_id, name_key (''
     /// while it is still to be computed), best first.
     top: &'static str,
-    /// scope → value, achieved_at, rank.
-    rank: &'static str,
-    /// scope, value → how many other players' rows are strictly above the value.
+    /// scope, value, at most → how many other players' rows are strictly above the
+    /// value, counted up to the limit.
     above: &'static str,
 }
 
@@ -38,34 +40,28 @@ const ALL_TIME: BoardStatements = BoardStatements {
     upsert: "INSERT INTO scores (player_id, mode, value, score_id, achieved_at)
              VALUES ($1, $2, $3, $4, $5)
              ON CONFLICT (player_id, mode) DO UPDATE
-             SET value = excluded.value, score_id = excluded.score_id,
-                 achieved_at = excluded.achieved_at
+             SET previous_value = scores.value, value = excluded.value,
+                 score_id = excluded.score_id, achieved_at = excluded.achieved_at
              WHERE excluded.value > scores.value
-             RETURNING value, score_id",
+             RETURNING value, score_id, previous_value",
     best: "SELECT value, score_id FROM scores WHERE player_id = $1 AND mode = $2",
     top: "SELECT p.display_name, s.value, s.achieved_at, p.player_id, COALESCE(p.name_key, '')
           FROM scores s JOIN players p ON p.player_id = s.player_id
           WHERE s.mode = $1
           ORDER BY s.value DESC, s.achieved_at ASC, s.player_id ASC
           LIMIT $2",
-    rank: "SELECT me.value, me.achieved_at,
-             1 + (SELECT COUNT(*) FROM scores o
-                  WHERE o.mode = me.mode
-                    AND (o.value > me.value
-                         OR (o.value = me.value AND (o.achieved_at < me.achieved_at
-                             OR (o.achieved_at = me.achieved_at AND o.player_id < me.player_id)))))
-           FROM scores me WHERE me.player_id = $1 AND me.mode = $2",
-    above: "SELECT COUNT(*) FROM scores WHERE player_id <> $1 AND mode = $2 AND value > $3",
+    above: "SELECT COUNT(*) FROM (SELECT 1 FROM scores
+            WHERE player_id <> $1 AND mode = $2 AND value > $3 LIMIT $4) AS above",
 };
 
 const WEEKLY: BoardStatements = BoardStatements {
     upsert: "INSERT INTO weekly_scores (player_id, mode, week, value, score_id, achieved_at)
              VALUES ($1, $2, $3, $4, $5, $6)
              ON CONFLICT (player_id, mode, week) DO UPDATE
-             SET value = excluded.value, score_id = excluded.score_id,
-                 achieved_at = excluded.achieved_at
+             SET previous_value = weekly_scores.value, value = excluded.value,
+                 score_id = excluded.score_id, achieved_at = excluded.achieved_at
              WHERE excluded.value > weekly_scores.value
-             RETURNING value, score_id",
+             RETURNING value, score_id, previous_value",
     best: "SELECT value, score_id FROM weekly_scores
            WHERE player_id = $1 AND mode = $2 AND week = $3",
     top: "SELECT p.display_name, s.value, s.achieved_at, p.player_id, COALESCE(p.name_key, '')
@@ -73,22 +69,70 @@ const WEEKLY: BoardStatements = BoardStatements {
           WHERE s.mode = $1 AND s.week = $2
           ORDER BY s.value DESC, s.achieved_at ASC, s.player_id ASC
           LIMIT $3",
-    rank: "SELECT me.value, me.achieved_at,
-             1 + (SELECT COUNT(*) FROM weekly_scores o
-                  WHERE o.mode = me.mode AND o.week = me.week
-                    AND (o.value > me.value
-                         OR (o.value = me.value AND (o.achieved_at < me.achieved_at
-                             OR (o.achieved_at = me.achieved_at AND o.player_id < me.player_id)))))
-           FROM weekly_scores me WHERE me.player_id = $1 AND me.mode = $2 AND me.week = $3",
-    above: "SELECT COUNT(*) FROM weekly_scores
-            WHERE player_id <> $1 AND mode = $2 AND week = $3 AND value > $4",
+    above: "SELECT COUNT(*) FROM (SELECT 1 FROM weekly_scores
+            WHERE player_id <> $1 AND mode = $2 AND week = $3 AND value > $4 LIMIT $5) AS above",
 };
+
+/// scope → value, achieved_at, rank: one plus the players in the buckets above the
+/// player's (their counts, docs/operations.md "Ranks"), those above them inside their
+/// own bucket, and those level with them who got there first. Every part reads an
+/// index range that ends at the player's bucket, so no read counts a whole board.
+fn rank_statement(table: &str, same_board: &str, counts_week: &str, player: &str) -> String {
+    let width = rank_counts::BUCKET_WIDTH;
+    format!(
+        "SELECT me.value, me.achieved_at, CAST(1
+           + (SELECT COALESCE(SUM(c.players), 0) FROM rank_counts c
+              WHERE c.mode = me.mode AND c.week = {counts_week} AND c.bucket > me.value / {width})
+           + (SELECT COALESCE(SUM(d.delta), 0) FROM rank_deltas d
+              WHERE d.mode = me.mode AND d.week = {counts_week} AND d.bucket > me.value / {width})
+           + (SELECT COUNT(*) FROM {table} o WHERE {same_board} AND o.value > me.value
+                AND o.value < (me.value / {width} + 1) * {width})
+           + (SELECT COUNT(*) FROM {table} o WHERE {same_board} AND o.value = me.value
+                AND (o.achieved_at, o.player_id) < (me.achieved_at, me.player_id))
+           AS BIGINT)
+         FROM {table} me WHERE {player}"
+    )
+}
+
+static ALL_TIME_RANK: LazyLock<String> = LazyLock::new(|| {
+    rank_statement(
+        "scores",
+        "o.mode = me.mode",
+        &rank_counts::ALL_TIME.to_string(),
+        "me.player_id = $1 AND me.mode = $2",
+    )
+});
+
+static WEEKLY_RANK: LazyLock<String> = LazyLock::new(|| {
+    rank_statement(
+        "weekly_scores",
+        "o.mode = me.mode AND o.week = me.week",
+        "me.week",
+        "me.player_id = $1 AND me.mode = $2 AND me.week = $3",
+    )
+});
 
 impl Board {
     fn statements(self) -> &'static BoardStatements {
         match self {
             Board::AllTime => &ALL_TIME,
             Board::Week(_) => &WEEKLY,
+        }
+    }
+
+    /// The statement [`standing`] runs (for `EXPLAIN`: docs/operations.md, "Ranks").
+    pub(super) fn rank_statement(self) -> &'static str {
+        match self {
+            Board::AllTime => &ALL_TIME_RANK,
+            Board::Week(_) => &WEEKLY_RANK,
+        }
+    }
+
+    /// The `week` of this board's bucket counts.
+    fn counts_week(self) -> i64 {
+        match self {
+            Board::AllTime => rank_counts::ALL_TIME,
+            Board::Week(week) => week,
         }
     }
 
@@ -102,7 +146,7 @@ impl Board {
     }
 
     /// `player_id, mode[, week]`: the parameters that pick one player's row.
-    fn player_scope(self, player_id: Uuid, mode: Mode) -> Vec<Param<'static>> {
+    pub(super) fn player_scope(self, player_id: Uuid, mode: Mode) -> Vec<Param<'static>> {
         let mut scope = vec![Param::Id(player_id)];
         scope.extend(self.scope(mode));
         scope
@@ -166,7 +210,16 @@ pub fn record(sql: &mut dyn Sql, board: Board, game: &Game) -> Result<Best, Stor
     ]);
     // The upsert returns the row only when it wrote it; otherwise read the standing best.
     let row = match sql.query_opt(statements.upsert, &upsert)? {
-        Some(row) => row,
+        Some(row) => {
+            rank_counts::moved(
+                sql,
+                game.mode.id(),
+                board.counts_week(),
+                row.opt_int(2)?,
+                Some(row.int(0)?),
+            )?;
+            row
+        }
         None => sql
             .query_opt(statements.best, &player_scope)?
             .ok_or_else(|| {
@@ -231,18 +284,47 @@ pub fn standing(
     mode: Mode,
     player_id: Uuid,
 ) -> Result<Option<Standing>, StoreError> {
-    sql.query_opt(
-        board.statements().rank,
-        &board.player_scope(player_id, mode),
-    )?
-    .map(|row: Row| {
-        Ok(Standing {
-            value: row.int(0)?,
-            achieved_at: row.int(1)?,
-            rank: row.int(2)?,
+    sql.query_opt(board.rank_statement(), &board.player_scope(player_id, mode))?
+        .map(|row: Row| {
+            Ok(Standing {
+                value: row.int(0)?,
+                achieved_at: row.int(1)?,
+                rank: row.int(2)?,
+            })
         })
-    })
-    .transpose()
+        .transpose()
+}
+
+/// A player's rank counted from the board's rows alone, one per row above them: what
+/// [`standing`]'s counted rank must equal. A check, never served: it reads the whole
+/// board below the top.
+pub fn rank_by_full_count(
+    sql: &mut dyn Sql,
+    board: Board,
+    mode: Mode,
+    player_id: Uuid,
+) -> Result<Option<i64>, StoreError> {
+    let (table, same_board, player) = match board {
+        Board::AllTime => (
+            "scores",
+            "o.mode = me.mode",
+            "me.player_id = $1 AND me.mode = $2",
+        ),
+        Board::Week(_) => (
+            "weekly_scores",
+            "o.mode = me.mode AND o.week = me.week",
+            "me.player_id = $1 AND me.mode = $2 AND me.week = $3",
+        ),
+    };
+    let statement = format!(
+        "SELECT 1 + (SELECT COUNT(*) FROM {table} o WHERE {same_board}
+             AND (o.value > me.value OR (o.value = me.value AND (o.achieved_at < me.achieved_at
+                  OR (o.achieved_at = me.achieved_at AND o.player_id < me.player_id)))))
+         FROM {table} me WHERE {player}"
+    );
+    sql.query_opt(&statement, &board.player_scope(player_id, mode))?
+        .map(|row| row.int(0))
+        .transpose()
 }
 
 /// The player's value on a public board, if they are on it.
@@ -263,27 +345,37 @@ pub fn board_value(
         .transpose()
 }
 
-/// How many players other than `player_id` are strictly above `value` on the board.
+/// How many players other than `player_id` are strictly above `value` on the board,
+/// counted up to `at_most` (a gate asks about the top few places, and counting all
+/// the players above a low value would read most of the board).
 pub fn players_above(
     sql: &mut dyn Sql,
     board: Board,
     player_id: Uuid,
     mode: Mode,
     value: i64,
+    at_most: i64,
 ) -> Result<i64, StoreError> {
     let mut params = board.player_scope(player_id, mode);
-    params.push(Param::Int(value));
+    params.extend([Param::Int(value), Param::Int(at_most)]);
     sql.query_opt(board.statements().above, &params)?
         .map_or(Ok(0), |row| row.int(0))
 }
 
 /// Takes the player's rows off every public board.
 pub fn remove_from_boards(sql: &mut dyn Sql, player_id: Uuid) -> Result<(), StoreError> {
-    for statement in [
-        "DELETE FROM scores WHERE player_id = $1",
-        "DELETE FROM weekly_scores WHERE player_id = $1",
-    ] {
-        sql.query(statement, &[Param::Id(player_id)])?;
+    let removed = [
+        format!(
+            "DELETE FROM scores WHERE player_id = $1 RETURNING mode, {}, value",
+            rank_counts::ALL_TIME
+        ),
+        "DELETE FROM weekly_scores WHERE player_id = $1 RETURNING mode, week, value".to_owned(),
+    ]
+    .iter()
+    .map(|statement| sql.query(statement, &[Param::Id(player_id)]))
+    .collect::<Result<Vec<_>, StoreError>>()?;
+    for row in removed.iter().flatten() {
+        rank_counts::moved(sql, row.text(0)?, row.int(1)?, Some(row.int(2)?), None)?;
     }
     Ok(())
 }

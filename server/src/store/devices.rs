@@ -294,9 +294,8 @@ fn fold(sql: &mut dyn Sql, old: Uuid, into: Uuid) -> Result<Vec<String>, StoreEr
         .iter()
         .map(|row| Ok(row.text(0)?.to_owned()))
         .collect::<Result<Vec<_>, StoreError>>()?;
+    boards::remove_from_boards(sql, old)?;
     for table in [
-        "weekly_scores",
-        "scores",
         "save_creations",
         "profile_operations",
         "link_codes",

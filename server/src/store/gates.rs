@@ -218,8 +218,16 @@ fn takes_a_top_place(
     if own.is_some_and(|own| result.value <= own) {
         return Ok(false);
     }
-    let above = boards::players_above(sql, board, result.player_id, result.mode, result.value)?;
-    Ok(above < i64::from(places))
+    let places = i64::from(places);
+    let above = boards::players_above(
+        sql,
+        board,
+        result.player_id,
+        result.mode,
+        result.value,
+        places,
+    )?;
+    Ok(above < places)
 }
 
 /// Whether `result` would change a text's or a day's `board` and place `places`-th

@@ -12,6 +12,7 @@
 //! transactions that span tables are `Store` methods, here and in `devices`,
 //! `profiles` and `verified` (which `gates` serves). Ids are `Uuid`s, stored as text.
 
+mod board_fixture;
 mod board_scores;
 mod boards;
 mod creations;
@@ -23,6 +24,7 @@ mod players;
 mod postgres;
 mod postgres_tls;
 mod profiles;
+mod rank_counts;
 mod result_codes;
 mod results;
 pub mod sql;
@@ -33,6 +35,7 @@ mod verified;
 use self::postgres::Postgres;
 use self::sqlite::Sqlite;
 use crate::metrics::{DatabaseErrorKind, metrics};
+pub use board_fixture::BoardFixture;
 pub use board_scores::{BoardBest, BoardEntry, StoredBoard};
 pub use boards::{Best, Board, Entry, Game, Standing};
 pub use creations::{RememberedCreation, SaveCreation};

@@ -24,6 +24,7 @@ use r2d2::{ManageConnection, Pool};
 use r2d2_postgres::PostgresConnectionManager;
 use std::collections::HashMap;
 use std::error::Error;
+use std::io::Write as _;
 use std::sync::Arc;
 use tokio_postgres_rustls::MakeRustlsConnect;
 
@@ -195,6 +196,51 @@ impl<C: GenericClient> Sql for PostgresSql<'_, C> {
                 Ok(Row(values))
             })
             .collect()
+    }
+
+    fn insert_rows(
+        &mut self,
+        table: &str,
+        columns: &[&str],
+        rows: &[Vec<Value>],
+    ) -> Result<(), StoreError> {
+        if rows.is_empty() {
+            return Ok(());
+        }
+        let mut text = String::new();
+        for row in rows {
+            for (n, value) in row.iter().enumerate() {
+                if n > 0 {
+                    text.push('\t');
+                }
+                match value {
+                    Value::Int(value) => text.push_str(&value.to_string()),
+                    Value::Text(value) => copy_escape(value, &mut text),
+                    Value::Null => text.push_str("\\N"),
+                }
+            }
+            text.push('\n');
+        }
+        let mut copy = self
+            .client
+            .copy_in(&format!("COPY {table} ({}) FROM STDIN", columns.join(", ")))?;
+        copy.write_all(text.as_bytes())
+            .map_err(|error| StoreError::UnexpectedValue(format!("writing a COPY: {error}")))?;
+        copy.finish()?;
+        Ok(())
+    }
+}
+
+/// `value` in COPY's text format: backslash, tab and line ends escaped.
+fn copy_escape(value: &str, out: &mut String) {
+    for c in value.chars() {
+        match c {
+            '\\' => out.push_str("\\\\"),
+            '\t' => out.push_str("\\t"),
+            '\n' => out.push_str("\\n"),
+            '\r' => out.push_str("\\r"),
+            c => out.push(c),
+        }
     }
 }
 

@@ -75,4 +75,36 @@ pub trait Sql {
     fn query_opt(&mut self, sql: &str, params: &[Param<'_>]) -> Result<Option<Row>, StoreError> {
         Ok(self.query(sql, params)?.into_iter().next())
     }
+
+    /// Appends `rows` (each in `columns`' order) to `table`: one prepared insert per
+    /// row here, one `COPY` on PostgreSQL. For bulk loads (a board fixture).
+    fn insert_rows(
+        &mut self,
+        table: &str,
+        columns: &[&str],
+        rows: &[Vec<Value>],
+    ) -> Result<(), StoreError> {
+        let placeholders = (1..=columns.len())
+            .map(|n| format!("${n}"))
+            .collect::<Vec<_>>()
+            .join(", ");
+        let statement = format!(
+            "INSERT INTO {table} ({}) VALUES ({placeholders})",
+            columns.join(", ")
+        );
+        for row in rows {
+            let params = row
+                .iter()
+                .map(|value| match value {
+                    Value::Int(value) => Ok(Param::Int(*value)),
+                    Value::Text(value) => Ok(Param::Text(value)),
+                    Value::Null => Err(StoreError::UnexpectedValue(format!(
+                        "a NULL for {table}, which bulk loads do not write"
+                    ))),
+                })
+                .collect::<Result<Vec<_>, StoreError>>()?;
+            self.query(&statement, &params)?;
+        }
+        Ok(())
+    }
 }

@@ -259,6 +259,23 @@ impl TestServer {
             .unwrap()
     }
 
+    /// Asserts that every bucket count of the boards' ranks equals a count of their
+    /// rows (docs/operations.md, "Ranks"), before and after the sweeper folds.
+    pub async fn assert_rank_counts_exact(&self) {
+        let store = self.own_store().await;
+        assert_eq!(
+            store.rank_count_differences().await.unwrap(),
+            0,
+            "before folding"
+        );
+        store.fold_rank_deltas().await.unwrap();
+        assert_eq!(
+            store.rank_count_differences().await.unwrap(),
+            0,
+            "after folding"
+        );
+    }
+
     /// How many rows `table` holds, read past the server.
     pub async fn count_rows(&self, table: &str) -> i64 {
         let statement = format!("SELECT COUNT(*) FROM {table}");

@@ -1,0 +1,225 @@
+//! Players per bucket of each board, so a rank is a few sums and one bounded count
+//! (docs/operations.md, "Ranks").
+//!
+//! A bucket is [`BUCKET_WIDTH`] values wide. Every change of a board row appends its
+//! moves to `rank_deltas` in the change's own transaction; the sweeper folds them into
+//! `rank_counts` now and then. A count is always `rank_counts` plus the deltas not yet
+//! folded, so it is exact at every moment whether or not the sweeper has run. Appends
+//! never wait for each other, and only the sweeper updates `rank_counts`, in ascending
+//! key order: no counter is a hot row and no two transactions can deadlock on them.
+
+use super::board_fixture::{BoardFixture, PLAYER_COLUMNS, SCORE_COLUMNS, WEEKLY_COLUMNS};
+use super::boards::{self, Board};
+use super::sql::{Param, Sql};
+use super::{Database, Store, StoreError};
+use keydo_core::Mode;
+use std::collections::BTreeMap;
+use uuid::Uuid;
+
+/// The width of a bucket in board values (0.1 WPM or 0.1 字/分); migration V9 uses
+/// the same. At a million players the fullest bucket holds a few thousand.
+pub const BUCKET_WIDTH: i64 = 10;
+
+/// The `week` column of the all-time board's counts.
+pub const ALL_TIME: i64 = -1;
+
+/// The bucket a value counts in.
+pub fn bucket(value: i64) -> i64 {
+    value / BUCKET_WIDTH
+}
+
+/// Records that a player's row on board `week` (or [`ALL_TIME`]) of `mode` went from
+/// `from` to `to` (`None`: no row), in the caller's transaction.
+pub fn moved(
+    sql: &mut dyn Sql,
+    mode: &str,
+    week: i64,
+    from: Option<i64>,
+    to: Option<i64>,
+) -> Result<(), StoreError> {
+    let (from, to) = (from.map(bucket), to.map(bucket));
+    if from == to {
+        return Ok(());
+    }
+    for (bucket, delta) in [(from, -1), (to, 1)] {
+        if let Some(bucket) = bucket {
+            sql.query(
+                "INSERT INTO rank_deltas (mode, week, bucket, delta) VALUES ($1, $2, $3, $4)",
+                &[
+                    Param::Text(mode),
+                    Param::Int(week),
+                    Param::Int(bucket),
+                    Param::Int(delta),
+                ],
+            )?;
+        }
+    }
+    Ok(())
+}
+
+/// Folds every delta appended so far into `rank_counts`, in one transaction (the
+/// caller's); returns how many deltas it took. The deltas it deletes are exactly the
+/// ones it adds: a concurrent sweeper skips rows this one deleted.
+pub fn fold_deltas(sql: &mut dyn Sql) -> Result<usize, StoreError> {
+    let taken = sql.query(
+        "DELETE FROM rank_deltas RETURNING mode, week, bucket, delta",
+        &[],
+    )?;
+    let mut sums = BTreeMap::<(String, i64, i64), i64>::new();
+    for row in &taken {
+        *sums
+            .entry((row.text(0)?.to_owned(), row.int(1)?, row.int(2)?))
+            .or_default() += row.int(3)?;
+    }
+    // Ascending key order: two sweepers on one PostgreSQL wait, never deadlock.
+    for ((mode, week, bucket), sum) in sums.into_iter().filter(|(_, sum)| *sum != 0) {
+        let scope = [Param::Text(&mode), Param::Int(week), Param::Int(bucket)];
+        let mut upsert = scope.to_vec();
+        upsert.push(Param::Int(sum));
+        let players = sql
+            .query_opt(
+                "INSERT INTO rank_counts (mode, week, bucket, players) VALUES ($1, $2, $3, $4)
+                 ON CONFLICT (mode, week, bucket) DO UPDATE
+                 SET players = rank_counts.players + excluded.players
+                 RETURNING players",
+                &upsert,
+            )?
+            .map_or(Ok(0), |row| row.int(0))?;
+        if players == 0 {
+            sql.query(
+                "DELETE FROM rank_counts WHERE mode = $1 AND week = $2 AND bucket = $3",
+                &scope,
+            )?;
+        }
+    }
+    Ok(taken.len())
+}
+
+/// Counts every bucket again from the board rows (after a bulk load that bypassed
+/// the boards' writes), in the caller's transaction.
+pub fn recount(sql: &mut dyn Sql) -> Result<(), StoreError> {
+    for statement in [
+        "DELETE FROM rank_deltas".to_owned(),
+        "DELETE FROM rank_counts".to_owned(),
+        format!(
+            "INSERT INTO rank_counts (mode, week, bucket, players)
+             SELECT mode, {ALL_TIME}, value / {BUCKET_WIDTH}, COUNT(*) FROM scores
+             GROUP BY mode, value / {BUCKET_WIDTH}"
+        ),
+        format!(
+            "INSERT INTO rank_counts (mode, week, bucket, players)
+             SELECT mode, week, value / {BUCKET_WIDTH}, COUNT(*) FROM weekly_scores
+             GROUP BY mode, week, value / {BUCKET_WIDTH}"
+        ),
+    ] {
+        sql.query(&statement, &[])?;
+    }
+    Ok(())
+}
+
+/// How many buckets' counts differ from a count of the board rows: 0 unless a board
+/// row changed without its deltas.
+pub fn differences(sql: &mut dyn Sql) -> Result<i64, StoreError> {
+    sql.query_opt(
+        &format!(
+            "SELECT COUNT(*) FROM (
+                 SELECT mode, week, bucket FROM (
+                     SELECT mode, week, bucket, players AS n FROM rank_counts
+                     UNION ALL SELECT mode, week, bucket, delta FROM rank_deltas
+                     UNION ALL SELECT mode, {ALL_TIME}, value / {BUCKET_WIDTH}, -1 FROM scores
+                     UNION ALL SELECT mode, week, value / {BUCKET_WIDTH}, -1 FROM weekly_scores
+                 ) AS counted
+                 GROUP BY mode, week, bucket HAVING SUM(n) <> 0
+             ) AS differing"
+        ),
+        &[],
+    )?
+    .map_or(Ok(0), |row| row.int(0))
+}
+
+/// Players a bulk load writes per transaction.
+const LOAD_BATCH: u32 = 10_000;
+
+impl Store {
+    /// Folds the rank deltas appended since the last sweep into the counts (the
+    /// sweeper's step); returns how many it took.
+    pub async fn fold_rank_deltas(&self) -> Result<usize, StoreError> {
+        self.write(fold_deltas).await
+    }
+
+    /// How many buckets' counts differ from a count of the board rows: 0, or a bug.
+    pub async fn rank_count_differences(&self) -> Result<i64, StoreError> {
+        self.read(differences).await
+    }
+
+    /// The player's rank counted row by row ([`boards::rank_by_full_count`]), to check
+    /// the served one against.
+    pub async fn rank_by_full_count(
+        &self,
+        board: Board,
+        mode: Mode,
+        player_id: Uuid,
+    ) -> Result<Option<i64>, StoreError> {
+        self.read(move |sql| boards::rank_by_full_count(sql, board, mode, player_id))
+            .await
+    }
+
+    /// The database's plan for the player's rank, one line per step: `EXPLAIN
+    /// (ANALYZE, BUFFERS)` on PostgreSQL (run, with its timings), `EXPLAIN QUERY PLAN`
+    /// on SQLite.
+    pub async fn explain_rank(
+        &self,
+        board: Board,
+        mode: Mode,
+        player_id: Uuid,
+    ) -> Result<Vec<String>, StoreError> {
+        let (explain, column) = match &*self.database {
+            Database::Sqlite(_) => ("EXPLAIN QUERY PLAN", 3),
+            Database::Postgres(_) => ("EXPLAIN (ANALYZE, BUFFERS)", 0),
+        };
+        let statement = format!("{explain} {}", board.rank_statement());
+        self.read(move |sql| {
+            sql.query(&statement, &board.player_scope(player_id, mode))?
+                .iter()
+                .map(|row| Ok(row.text(column)?.to_owned()))
+                .collect()
+        })
+        .await
+    }
+
+    /// Writes `fixture`'s players and board rows ([`LOAD_BATCH`] players per
+    /// transaction, by `COPY` on PostgreSQL), then counts the buckets again and
+    /// refreshes the planner's statistics. Returns how many games the rows stand for.
+    /// For an empty database: a load run's or a test's.
+    pub async fn load_board_fixture(&self, fixture: BoardFixture) -> Result<u64, StoreError> {
+        let mut games = 0;
+        for first in (0..fixture.players).step_by(LOAD_BATCH as usize) {
+            let last = fixture.players.min(first + LOAD_BATCH);
+            games += self
+                .write(move |sql| {
+                    let (mut players, mut scores, mut weekly, mut games) =
+                        (Vec::new(), Vec::new(), Vec::new(), 0);
+                    for n in first..last {
+                        let player = fixture.player(n);
+                        players.push(player.player);
+                        scores.extend(player.scores);
+                        weekly.extend(player.weekly);
+                        games += u64::from(player.games);
+                    }
+                    sql.insert_rows("players", PLAYER_COLUMNS, &players)?;
+                    sql.insert_rows("scores", SCORE_COLUMNS, &scores)?;
+                    sql.insert_rows("weekly_scores", WEEKLY_COLUMNS, &weekly)?;
+                    Ok(games)
+                })
+                .await?;
+        }
+        self.write(recount).await?;
+        let analyze = match &*self.database {
+            Database::Sqlite(_) => "ANALYZE",
+            Database::Postgres(_) => "ANALYZE players, scores, weekly_scores, rank_counts",
+        };
+        self.write(move |sql| sql.query(analyze, &[]).map(drop))
+            .await?;
+        Ok(games)
+    }
+}
