@@ -25,10 +25,12 @@ pub struct BoardFixture {
     pub weeks: i64,
 }
 
-/// One generated player and their board rows, each row in its table's column order
-/// ([`PLAYER_COLUMNS`], [`SCORE_COLUMNS`], [`WEEKLY_COLUMNS`]).
+/// One generated player, their device and their board rows, each row in its table's
+/// column order.
 pub struct FixturePlayer {
     pub player: Vec<Value>,
+    /// Their one device, holding the token ([`DEVICE_COLUMNS`]).
+    pub device: Vec<Value>,
     pub scores: Vec<Vec<Value>>,
     pub weekly: Vec<Vec<Value>>,
     pub games: u32,
@@ -41,6 +43,14 @@ pub const PLAYER_COLUMNS: &[&str] = &[
     "name_key",
     "version",
     "created_at",
+];
+/// A save's first device has the player's id, as migration V4 made them.
+pub const DEVICE_COLUMNS: &[&str] = &[
+    "device_id",
+    "player_id",
+    "token_sha256",
+    "label",
+    "linked_at",
 ];
 pub const SCORE_COLUMNS: &[&str] = &["player_id", "mode", "value", "score_id", "achieved_at"];
 pub const WEEKLY_COLUMNS: &[&str] = &[
@@ -77,13 +87,22 @@ impl BoardFixture {
         let (player_id, token) = (random_id(&mut rng), random_id(&mut rng));
         let id = Value::Text(player_id.hyphenated().to_string());
         let first_week = self.last_week - self.weeks + 1;
+        let created_at = Value::Int(week_start_ms(first_week));
+        let token_sha256 = Value::Text(hex::encode(Sha256::digest(token.hyphenated().to_string())));
         let player = vec![
             id.clone(),
-            Value::Text(hex::encode(Sha256::digest(token.hyphenated().to_string()))),
+            token_sha256.clone(),
             Value::Text(format!("Typist {n}")),
             Value::Text(format!("typist{n}")),
             Value::Int(1),
-            Value::Int(week_start_ms(first_week)),
+            created_at.clone(),
+        ];
+        let device = vec![
+            id.clone(),
+            id.clone(),
+            token_sha256,
+            Value::Text("Browser".to_owned()),
+            created_at,
         ];
         // Words per minute in English, 字 per minute in Chinese.
         let english = normal(&mut rng, 55.0, 20.0).clamp(8.0, 220.0);
@@ -119,6 +138,7 @@ impl BoardFixture {
         }
         FixturePlayer {
             player,
+            device,
             scores: scores
                 .into_iter()
                 .map(|(mode, value, score_id, at)| {

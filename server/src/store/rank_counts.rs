@@ -8,7 +8,9 @@
 //! never wait for each other, and only the sweeper updates `rank_counts`, in ascending
 //! key order: no counter is a hot row and no two transactions can deadlock on them.
 
-use super::board_fixture::{BoardFixture, PLAYER_COLUMNS, SCORE_COLUMNS, WEEKLY_COLUMNS};
+use super::board_fixture::{
+    BoardFixture, DEVICE_COLUMNS, PLAYER_COLUMNS, SCORE_COLUMNS, WEEKLY_COLUMNS,
+};
 use super::boards::{self, Board};
 use super::sql::{Param, Sql};
 use super::{Database, Store, StoreError};
@@ -197,16 +199,18 @@ impl Store {
             let last = fixture.players.min(first + LOAD_BATCH);
             games += self
                 .write(move |sql| {
-                    let (mut players, mut scores, mut weekly, mut games) =
-                        (Vec::new(), Vec::new(), Vec::new(), 0);
+                    let (mut players, mut devices, mut scores, mut weekly, mut games) =
+                        (Vec::new(), Vec::new(), Vec::new(), Vec::new(), 0);
                     for n in first..last {
                         let player = fixture.player(n);
                         players.push(player.player);
+                        devices.push(player.device);
                         scores.extend(player.scores);
                         weekly.extend(player.weekly);
                         games += u64::from(player.games);
                     }
                     sql.insert_rows("players", PLAYER_COLUMNS, &players)?;
+                    sql.insert_rows("devices", DEVICE_COLUMNS, &devices)?;
                     sql.insert_rows("scores", SCORE_COLUMNS, &scores)?;
                     sql.insert_rows("weekly_scores", WEEKLY_COLUMNS, &weekly)?;
                     Ok(games)
@@ -216,7 +220,7 @@ impl Store {
         self.write(recount).await?;
         let analyze = match &*self.database {
             Database::Sqlite(_) => "ANALYZE",
-            Database::Postgres(_) => "ANALYZE players, scores, weekly_scores, rank_counts",
+            Database::Postgres(_) => "ANALYZE players, devices, scores, weekly_scores, rank_counts",
         };
         self.write(move |sql| sql.query(analyze, &[]).map(drop))
             .await?;

@@ -1,0 +1,104 @@
+// Measures the boards at a million players (docs/operations.md, "Ranks at a million"):
+// the seeded fixture's load time, GET /api/leaderboard's top 100 and "my rank" (all
+// time and weekly) p50/p99 over players sampled evenly across the board, each served
+// rank checked against a count of the rows above it, and the rank's plan at chosen
+// places.
+//
+//   scripts/with-postgres.sh --durable node scripts/bench-boards.mjs
+//   PLAYERS=100000 node scripts/bench-boards.mjs          # SQLite, without a cluster
+//
+// The server is the release build (make dist server) on loopback HTTP; the fixture is
+// server/examples/board_fixture.rs. Requests go CONCURRENCY at a time.
+import { execFileSync } from 'node:child_process';
+import { join } from 'node:path';
+import { testPostgres } from '../tests/e2e/deploy.mjs';
+import { ROOT, startServer, tempDir } from '../tests/e2e/harness.mjs';
+
+const PLAYERS = Number(process.env.PLAYERS ?? 1_000_000);
+const SAMPLES = Number(process.env.SAMPLES ?? 1_000);
+const TOP_REQUESTS = Number(process.env.TOP_REQUESTS ?? 2_000);
+const CONCURRENCY = Number(process.env.CONCURRENCY ?? 8);
+const MODE = process.env.MODE ?? 'time';
+const DEEPEST = Math.max(1, PLAYERS - 1_000);
+const PLACES = [1, 1_000, 100_000, 500_000, 999_000].filter((place) => place <= DEEPEST);
+// The UTC+8 week of now (keydo_core::api::week): the server's weekly board.
+const WEEK_MS = 7 * 24 * 3600 * 1000;
+const WEEK = Math.floor((Date.now() + 8 * 3600 * 1000 + 3 * 24 * 3600 * 1000) / WEEK_MS);
+
+execFileSync('cargo', ['build', '--release', '-q', '-p', 'keydo-server', '--example', 'board_fixture'],
+  { cwd: ROOT, stdio: 'inherit' });
+const examples = join(process.env.CARGO_TARGET_DIR ?? join(ROOT, 'target'), 'release', 'examples');
+const postgres = testPostgres();
+const dataDir = tempDir('bench-boards');
+// The server finds SQLite as keydo.sqlite3 in its data directory.
+const database = postgres
+  ? { ...postgres.createDatabase(), serverArgs() { return ['--database-url', this.url]; } }
+  : { url: join(dataDir, 'keydo.sqlite3'), serverArgs: () => [], drop() {} };
+const fixture = (command, ...args) => execFileSync(join(examples, 'board_fixture'),
+  [command, '--database', database.url, '--players', String(PLAYERS), '--last-week', String(WEEK),
+    '--mode', MODE, ...args],
+  { encoding: 'utf8', maxBuffer: 64 << 20 });
+
+function percentiles(times) {
+  const sorted = [...times].sort((a, b) => a - b);
+  const at = (q) => sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))];
+  return `p50 ${at(0.5).toFixed(2)} ms, p99 ${at(0.99).toFixed(2)} ms (${sorted.length} requests)`;
+}
+
+/** Runs `task(i)` for i < count, CONCURRENCY at a time; returns each one's milliseconds. */
+async function timed(count, task) {
+  const times = [];
+  let next = 0;
+  const worker = async () => {
+    while (next < count) {
+      const i = next++;
+      const started = performance.now();
+      await task(i);
+      times.push(performance.now() - started);
+    }
+  };
+  await Promise.all(Array.from({ length: CONCURRENCY }, worker));
+  return times;
+}
+
+try {
+  const durability = postgres
+    ? `PostgreSQL, fsync ${database.query('SHOW fsync')}, synchronous_commit ${database.query('SHOW synchronous_commit')}`
+    : 'SQLite, synchronous = FULL';
+  console.log(`${PLAYERS} players on ${durability}; loopback HTTP without TLS; ${CONCURRENCY} requests at a time`);
+  const loaded = JSON.parse(fixture('load'));
+  console.log(`load: ${loaded.players} players, ${loaded.games} games in ${loaded.seconds.toFixed(1)} s`);
+  const sampled = JSON.parse(fixture('sample', '--count', String(SAMPLES)));
+  console.log(`plans of the rank (${MODE}, all time):\n${fixture('explain', ...PLACES.map(String))}`);
+
+  const server = await startServer({ dataDir, args: [...database.serverArgs(),
+    '--rate-limit-per-ip', '1000000000', '--rate-limit-per-identity', '1000000000'] });
+  const board = (which, limit, token) => fetch(
+    `${server.origin}/api/leaderboard?mode=${MODE}&board=${which}&limit=${limit}`,
+    { headers: token ? { authorization: `Bearer ${token}` } : {} },
+  ).then((response) => {
+    if (!response.ok) throw new Error(`leaderboard: HTTP ${response.status}`);
+    return response.json();
+  });
+  try {
+    for (const which of ['alltime', 'weekly']) {
+      const times = await timed(TOP_REQUESTS, () => board(which, 100));
+      console.log(`top 100, ${which}: ${percentiles(times)}`);
+    }
+    for (const which of ['alltime', 'weekly']) {
+      const players = sampled.filter((player) => player[which] !== null);
+      let differences = 0;
+      const times = await timed(players.length, async (i) => {
+        const answer = await board(which, 1, players[i].token);
+        if (answer.me?.rank !== players[i][which]) differences++;
+      });
+      console.log(`my rank, ${which}: ${percentiles(times)}; ` +
+        `${differences} of ${players.length} differ from a count of the rows above`);
+      if (differences > 0) process.exitCode = 1;
+    }
+  } finally {
+    await server.stop();
+  }
+} finally {
+  database.drop();
+}
