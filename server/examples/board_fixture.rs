@@ -12,10 +12,10 @@
 
 use clap::{Parser, Subcommand};
 use keydo_core::Mode;
-use keydo_server::store::{Board, BoardFixture, Location, Store};
+use keydo_server::store::{Board, BoardFixture, Location, Store, StoreOptions};
 use serde_json::json;
 use std::path::PathBuf;
-use std::time::Instant;
+use std::time::{Duration, Instant};
 use uuid::Uuid;
 
 #[derive(Parser)]
@@ -64,7 +64,13 @@ async fn main() -> anyhow::Result<()> {
     } else {
         Location::Sqlite(PathBuf::from(&args.database))
     };
-    let store = tokio::task::spawn_blocking(move || Store::open(&location)).await??;
+    // Counting ten million rows again takes longer than a request's statement may.
+    let options = StoreOptions {
+        database_timeout: Duration::from_secs(3_600),
+        ..StoreOptions::default()
+    };
+    let store =
+        tokio::task::spawn_blocking(move || Store::open_with(&location, &options)).await??;
     let fixture = BoardFixture {
         players: args.players,
         seed: args.seed,

@@ -8,7 +8,9 @@
 //! ([`StoreError::is_unavailable`]): the API answers them 503, not 500.
 //!
 //! The statements live in one file per table (`players`, `creations`, `boards`,
-//! `results`, `names`, `log_digests`, `texts`, `board_scores`, `result_codes`), written once for both databases ([`sql::Sql`]); the
+//! `rank_counts`, `results`, `names`, `log_digests`, `texts`, `board_scores`,
+//! `result_codes`), written once for both databases ([`sql::Sql`]); `board_fixture`
+//! generates seeded boards for load runs and tests; the
 //! transactions that span tables are `Store` methods, here and in `devices`,
 //! `profiles` and `verified` (which `gates` serves). Ids are `Uuid`s, stored as text.
 

@@ -80,7 +80,10 @@ impl Postgres {
             .max_size(CONNECTIONS)
             .connection_timeout(options.pool_wait)
             .build(Manager(PostgresConnectionManager::new(config, tls)))?;
-        migrations::runner().run(&mut pool.get()?.client)?;
+        let mut connection = pool.get()?;
+        migrations::runner().run(&mut connection.client)?;
+        warn_unless_collation_c(&mut connection.client)?;
+        drop(connection);
         Ok(Postgres {
             pool: Arc::new(ClosedOffRuntime(Some(pool))),
         })
@@ -120,6 +123,25 @@ impl Postgres {
         })
         .await?
     }
+}
+
+/// Boards break ties on player ids compared as text: under collation `C` that is a
+/// byte comparison, as on SQLite, and the cheapest one (docs/operations.md,
+/// "PostgreSQL"). Another collation orders these ids the same but compares slower.
+fn warn_unless_collation_c(client: &mut Client) -> Result<(), StoreError> {
+    let collation: String = client
+        .query_one(
+            "SELECT datcollate::text FROM pg_database WHERE datname = current_database()",
+            &[],
+        )?
+        .get(0);
+    if collation != "C" && collation != "POSIX" {
+        tracing::warn!(
+            collation,
+            "the database's collation is not C: create it with LC_COLLATE 'C' TEMPLATE template0 (docs/operations.md)"
+        );
+    }
+    Ok(())
 }
 
 /// The pool, closed on a plain thread when dropped: closing a `postgres` client blocks

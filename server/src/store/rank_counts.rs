@@ -40,22 +40,26 @@ pub fn moved(
     to: Option<i64>,
 ) -> Result<(), StoreError> {
     let (from, to) = (from.map(bucket), to.map(bucket));
-    if from == to {
-        return Ok(());
-    }
-    for (bucket, delta) in [(from, -1), (to, 1)] {
-        if let Some(bucket) = bucket {
-            sql.query(
-                "INSERT INTO rank_deltas (mode, week, bucket, delta) VALUES ($1, $2, $3, $4)",
-                &[
-                    Param::Text(mode),
-                    Param::Int(week),
-                    Param::Int(bucket),
-                    Param::Int(delta),
-                ],
-            )?;
-        }
-    }
+    // One statement however the row moved: a move is a round trip, not two.
+    let (statement, buckets) = match (from, to) {
+        (Some(from), Some(to)) if from != to => (
+            "INSERT INTO rank_deltas (mode, week, bucket, delta)
+             VALUES ($1, $2, $3, -1), ($1, $2, $4, 1)",
+            vec![from, to],
+        ),
+        (None, Some(to)) => (
+            "INSERT INTO rank_deltas (mode, week, bucket, delta) VALUES ($1, $2, $3, 1)",
+            vec![to],
+        ),
+        (Some(from), None) => (
+            "INSERT INTO rank_deltas (mode, week, bucket, delta) VALUES ($1, $2, $3, -1)",
+            vec![from],
+        ),
+        _ => return Ok(()),
+    };
+    let mut params = vec![Param::Text(mode), Param::Int(week)];
+    params.extend(buckets.into_iter().map(Param::Int));
+    sql.query(statement, &params)?;
     Ok(())
 }
 

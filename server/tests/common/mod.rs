@@ -155,12 +155,37 @@ pub fn postgres_admin_url() -> Option<String> {
     url
 }
 
+/// The router `keydo-server` builds around `store` with the test's `options`.
+fn router_on(store: Store, options: &Options, dist: &Path, clock: Arc<ManualClock>) -> Router {
+    let settings = Settings {
+        dist: options.dist.clone().unwrap_or_else(|| dist.to_owned()),
+        public_origin: options.public_origin.clone(),
+        tls: false,
+        trusted_proxies: options.trusted_proxies.clone(),
+        rate_limits: options.rate_limits,
+        request_timeout: options.request_timeout,
+        review: options.review,
+        gates: options.gates,
+        alerts: Alerts {
+            held_results: 1_000,
+            database_bytes: 8 << 30,
+        },
+        logs_spent_once: options.logs_spent_once,
+        admin_token: options
+            .admin_token
+            .as_deref()
+            .map(|token| OperatorToken::new(token).unwrap()),
+    };
+    router::build(AppState::new(settings, store, clock))
+}
+
 /// A server of our own: router, database, dist and clock.
 pub struct TestServer {
     /// The router as `keydo-server` serves it (no client address attached).
     pub router: Router,
     pub clock: Arc<ManualClock>,
     pub location: Location,
+    options: Options,
     dist: TempDir,
     data: TempDir,
     postgres_database: Option<PostgresDatabase>,
@@ -196,34 +221,30 @@ impl TestServer {
         let clock = Arc::new(ManualClock(AtomicI64::new(
             MONDAY_2026_11_30_UTC8 + 3_600_000,
         )));
-        let settings = Settings {
-            dist: options.dist.unwrap_or_else(|| dist.path().to_owned()),
-            public_origin: options.public_origin,
-            tls: false,
-            trusted_proxies: options.trusted_proxies,
-            rate_limits: options.rate_limits,
-            request_timeout: options.request_timeout,
-            review: options.review,
-            gates: options.gates,
-            alerts: Alerts {
-                held_results: 1_000,
-                database_bytes: 8 << 30,
-            },
-            logs_spent_once: options.logs_spent_once,
-            admin_token: options
-                .admin_token
-                .as_deref()
-                .map(|token| OperatorToken::new(token).unwrap()),
-        };
-        let router = router::build(AppState::new(settings, store, clock.clone()));
+        let router = router_on(store, &options, dist.path(), clock.clone());
         TestServer {
             router,
             clock,
             location,
+            options,
             dist,
             data,
             postgres_database,
         }
+    }
+
+    /// Another server instance on this one's database and clock, as a second
+    /// `keydo-server` process behind the same proxy: its own connections, caches and
+    /// limits. Its router, seen from [`client_addr`].
+    pub async fn another_instance(&self) -> Router {
+        let (location, store_options) = (self.location.clone(), self.options.store.clone());
+        let store =
+            tokio::task::spawn_blocking(move || Store::open_with(&location, &store_options))
+                .await
+                .unwrap()
+                .unwrap();
+        router_on(store, &self.options, self.dist.path(), self.clock.clone())
+            .layer(MockConnectInfo(client_addr()))
     }
 
     pub async fn sqlite() -> TestServer {
