@@ -35,4 +35,5 @@ bench: dist server
 	node scripts/bench-practice.mjs
 	scripts/bench-server.sh
 	scripts/with-postgres.sh --durable node scripts/bench-deploy.mjs
+	scripts/with-postgres.sh --durable node scripts/bench-boards.mjs
 	node scripts/chaos.mjs --games 500

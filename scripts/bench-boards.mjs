@@ -11,7 +11,7 @@
 // posted (server/examples/verified_bodies.rs, games of sampled fixture players).
 //
 // The server is the release build (make dist server) on loopback HTTP; the fixture is
-// server/examples/board_fixture.rs. Requests go CONCURRENCY at a time.
+// server/examples/board_fixture.rs. Reads go one at a time, then CONCURRENCY at a time.
 import { execFileSync } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -64,8 +64,8 @@ function verifiedGames(tokens, games) {
     .map(([, token, body]) => ({ token, body }));
 }
 
-/** Runs `task(i)` for i < count, CONCURRENCY at a time; returns each one's milliseconds. */
-async function timed(count, task) {
+/** Runs `task(i)` for i < count, `concurrency` at a time; returns each one's milliseconds. */
+async function timed(count, task, concurrency = CONCURRENCY) {
   const times = [];
   let next = 0;
   const worker = async () => {
@@ -76,7 +76,7 @@ async function timed(count, task) {
       times.push(performance.now() - started);
     }
   };
-  await Promise.all(Array.from({ length: CONCURRENCY }, worker));
+  await Promise.all(Array.from({ length: concurrency }, worker));
   return times;
 }
 
@@ -101,20 +101,23 @@ try {
   });
   const board = (which, limit, token) => boardOf(MODE, which, limit, token);
   try {
-    for (const which of ['alltime', 'weekly']) {
-      const times = await timed(TOP_REQUESTS, () => board(which, 100));
-      console.log(`top 100, ${which}: ${percentiles(times)}`);
-    }
-    for (const which of ['alltime', 'weekly']) {
-      const players = sampled.filter((player) => player[which] !== null);
-      let differences = 0;
-      const times = await timed(players.length, async (i) => {
-        const answer = await board(which, 1, players[i].token);
-        if (answer.me?.rank !== players[i][which]) differences++;
-      });
-      console.log(`my rank, ${which}: ${percentiles(times)}; ` +
-        `${differences} of ${players.length} differ from a count of the rows above`);
-      if (differences > 0) process.exitCode = 1;
+    // One request at a time: what a read costs; CONCURRENCY at a time: under load.
+    for (const concurrency of [1, CONCURRENCY]) {
+      for (const which of ['alltime', 'weekly']) {
+        const times = await timed(TOP_REQUESTS, () => board(which, 100), concurrency);
+        console.log(`top 100, ${which}, ${concurrency} at a time: ${percentiles(times)}`);
+      }
+      for (const which of ['alltime', 'weekly']) {
+        const players = sampled.filter((player) => player[which] !== null);
+        let differences = 0;
+        const times = await timed(players.length, async (i) => {
+          const answer = await board(which, 1, players[i].token);
+          if (answer.me?.rank !== players[i][which]) differences++;
+        }, concurrency);
+        console.log(`my rank, ${which}, ${concurrency} at a time: ${percentiles(times)}; ` +
+          `${differences} of ${players.length} differ from a count of the rows above`);
+        if (differences > 0) process.exitCode = 1;
+      }
     }
 
     const writes = verifiedGames(sampled.slice(0, 250).map((player) => player.token), 2);
