@@ -51,7 +51,7 @@ enum Command {
         count: u32,
     },
     Explain {
-        /// Places on the all-time board (1 is the top).
+        /// Places on the all-time board (1 is the top; past its end, its last).
         places: Vec<i64>,
     },
 }
@@ -120,9 +120,12 @@ async fn main() -> anyhow::Result<()> {
                 .leaderboard(Board::AllTime, mode, deepest, None)
                 .await?;
             for place in places {
-                let Some(entry) = usize::try_from(place - 1).ok().and_then(|at| board.get(at))
+                // A place past the board's end reads as its last one.
+                let Some((place, entry)) = usize::try_from(place - 1)
+                    .ok()
+                    .map(|at| at.min(board.len().saturating_sub(1)))
+                    .and_then(|at| Some((at + 1, board.get(at)?)))
                 else {
-                    println!("place {place}: the board has only {} players", board.len());
                     continue;
                 };
                 let player_id = Uuid::try_parse(&entry.player_id)?;
