@@ -1,6 +1,6 @@
--- Ranks at a million players (docs/operations.md, "Ranks"): a player's rank is the sum
--- of the counts of the buckets above theirs plus a count inside their own bucket, so a
--- leaderboard read never counts a whole mode.
+-- Ranks at a million players (docs/operations.md, "Ranks at a million"): a player's
+-- rank is the sum of the counts of the buckets above theirs plus a count inside their
+-- own bucket, so a leaderboard read never counts a whole mode.
 
 -- The value a board row had before its last change (NULL: it was inserted, or is older
 -- than this migration). The board's upsert returns it, so the counts below follow every

@@ -73,7 +73,7 @@ async fn forget_idle_clients(state: AppState) {
     }
 }
 
-/// The rank counts' sweeper (docs/operations.md, "Ranks"). Every server runs one;
+/// The rank counts' sweeper (docs/operations.md, "Ranks at a million"). Every server runs one;
 /// they share the work safely, each delta folded by one of them.
 async fn fold_rank_deltas(store: Store) {
     let mut every = tokio::time::interval(FOLD_RANK_DELTAS_EVERY);

@@ -1,7 +1,7 @@
-//! Ranks from bucket counts (docs/operations.md, "Ranks"): on a seeded board of 10,000
-//! players, every sampled player's served rank equals a count of the rows above them,
-//! all time and weekly, before and after more games and the sweeper's folds; and the
-//! rank's plan reads index ranges, never a whole board.
+//! Ranks from bucket counts (docs/operations.md, "Ranks at a million"): on a seeded
+//! board of 10,000 players, every sampled player's served rank equals a count of the
+//! rows above them, all time and weekly, before and after more games and the sweeper's
+//! folds; and the rank's plan reads index ranges, never a whole board.
 
 mod common;
 

@@ -73,11 +73,38 @@ const WEEKLY: BoardStatements = BoardStatements {
             WHERE player_id <> $1 AND mode = $2 AND week = $3 AND value > $4 LIMIT $5) AS above",
 };
 
+/// How a rank statement names a board's rows: the table, the condition that keeps the
+/// other rows `o` on the board of the player's row `me`, and the one that picks `me`
+/// from [`Board::player_scope`]'s parameters.
+struct RankParts {
+    table: &'static str,
+    same_board: &'static str,
+    player: &'static str,
+}
+
+const ALL_TIME_PARTS: RankParts = RankParts {
+    table: "scores",
+    same_board: "o.mode = me.mode",
+    player: "me.player_id = $1 AND me.mode = $2",
+};
+
+const WEEKLY_PARTS: RankParts = RankParts {
+    table: "weekly_scores",
+    same_board: "o.mode = me.mode AND o.week = me.week",
+    player: "me.player_id = $1 AND me.mode = $2 AND me.week = $3",
+};
+
 /// scope → value, achieved_at, rank: one plus the players in the buckets above the
-/// player's (their counts, docs/operations.md "Ranks"), those above them inside their
-/// own bucket, and those level with them who got there first. Every part reads an
-/// index range that ends at the player's bucket, so no read counts a whole board.
-fn rank_statement(table: &str, same_board: &str, counts_week: &str, player: &str) -> String {
+/// player's (their counts, docs/operations.md "Ranks at a million"), those above them
+/// inside their own bucket, and those level with them who got there first. Every part
+/// reads an index range that ends at the player's bucket, so no read counts a whole
+/// board.
+fn rank_statement(parts: &RankParts, counts_week: &str) -> String {
+    let RankParts {
+        table,
+        same_board,
+        player,
+    } = parts;
     let width = rank_counts::BUCKET_WIDTH;
     format!(
         "SELECT me.value, me.achieved_at, CAST(1
@@ -94,23 +121,10 @@ fn rank_statement(table: &str, same_board: &str, counts_week: &str, player: &str
     )
 }
 
-static ALL_TIME_RANK: LazyLock<String> = LazyLock::new(|| {
-    rank_statement(
-        "scores",
-        "o.mode = me.mode",
-        &rank_counts::ALL_TIME.to_string(),
-        "me.player_id = $1 AND me.mode = $2",
-    )
-});
+static ALL_TIME_RANK: LazyLock<String> =
+    LazyLock::new(|| rank_statement(&ALL_TIME_PARTS, &rank_counts::ALL_TIME.to_string()));
 
-static WEEKLY_RANK: LazyLock<String> = LazyLock::new(|| {
-    rank_statement(
-        "weekly_scores",
-        "o.mode = me.mode AND o.week = me.week",
-        "me.week",
-        "me.player_id = $1 AND me.mode = $2 AND me.week = $3",
-    )
-});
+static WEEKLY_RANK: LazyLock<String> = LazyLock::new(|| rank_statement(&WEEKLY_PARTS, "me.week"));
 
 impl Board {
     fn statements(self) -> &'static BoardStatements {
@@ -120,7 +134,15 @@ impl Board {
         }
     }
 
-    /// The statement [`standing`] runs (for `EXPLAIN`: docs/operations.md, "Ranks").
+    fn rank_parts(self) -> &'static RankParts {
+        match self {
+            Board::AllTime => &ALL_TIME_PARTS,
+            Board::Week(_) => &WEEKLY_PARTS,
+        }
+    }
+
+    /// The statement [`standing`] runs (for `EXPLAIN`: docs/operations.md, "Ranks at a
+    /// million").
     pub(super) fn rank_statement(self) -> &'static str {
         match self {
             Board::AllTime => &ALL_TIME_RANK,
@@ -304,18 +326,11 @@ pub fn rank_by_full_count(
     mode: Mode,
     player_id: Uuid,
 ) -> Result<Option<i64>, StoreError> {
-    let (table, same_board, player) = match board {
-        Board::AllTime => (
-            "scores",
-            "o.mode = me.mode",
-            "me.player_id = $1 AND me.mode = $2",
-        ),
-        Board::Week(_) => (
-            "weekly_scores",
-            "o.mode = me.mode AND o.week = me.week",
-            "me.player_id = $1 AND me.mode = $2 AND me.week = $3",
-        ),
-    };
+    let RankParts {
+        table,
+        same_board,
+        player,
+    } = board.rank_parts();
     let statement = format!(
         "SELECT 1 + (SELECT COUNT(*) FROM {table} o WHERE {same_board}
              AND (o.value > me.value OR (o.value = me.value AND (o.achieved_at < me.achieved_at

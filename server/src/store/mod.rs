@@ -10,7 +10,7 @@
 //! The statements live in one file per table (`players`, `creations`, `boards`,
 //! `rank_counts`, `results`, `names`, `log_digests`, `texts`, `board_scores`,
 //! `result_codes`), written once for both databases ([`sql::Sql`]); `board_fixture`
-//! generates seeded boards for load runs and tests; the
+//! generates seeded boards for load runs and tests, which `ranks` loads and checks; the
 //! transactions that span tables are `Store` methods, here and in `devices`,
 //! `profiles` and `verified` (which `gates` serves). Ids are `Uuid`s, stored as text.
 
@@ -27,6 +27,7 @@ mod postgres;
 mod postgres_tls;
 mod profiles;
 mod rank_counts;
+mod ranks;
 mod result_codes;
 mod results;
 pub mod sql;

@@ -281,7 +281,7 @@ impl TestServer {
     }
 
     /// Asserts that every bucket count of the boards' ranks equals a count of their
-    /// rows (docs/operations.md, "Ranks"), before and after the sweeper folds.
+    /// rows (docs/operations.md, "Ranks at a million"), before and after the sweeper folds.
     pub async fn assert_rank_counts_exact(&self) {
         let store = self.own_store().await;
         assert_eq!(
