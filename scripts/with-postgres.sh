@@ -8,6 +8,7 @@
 #   KEYDO_TEST_POSTGRES_URL  postgres://postgres@127.0.0.1:<port>/postgres
 #   KEYDO_TEST_POSTGRES_CA   the PEM certificate authority of the server's certificate
 #   KEYDO_TEST_POSTGRES_BIN  the directory of the cluster's pg_dump, pg_restore, psql
+#   KEYDO_TEST_POSTGRES_PID  the postmaster's process id (benchmarks read its CPU time)
 #
 #   scripts/with-postgres.sh cargo test -p keydo-server --test postgres
 #   scripts/with-postgres.sh --durable node scripts/bench-deploy.mjs
@@ -16,6 +17,7 @@
 # slow them down. `--durable` keeps PostgreSQL's defaults (fsync and synchronous_commit
 # on), as a deployment runs: benchmarks use it (`make bench`), so their figures are of a
 # database that survives a power cut (also exported as KEYDO_TEST_POSTGRES_DURABLE).
+# pg_stat_statements is loaded, for benchmarks to count statements per request.
 #
 # Needs PostgreSQL's server binaries (Debian: apt-get install postgresql) and openssl.
 # As root the cluster runs as the `postgres` user, since PostgreSQL refuses to run as
@@ -84,7 +86,7 @@ fsync=off
 if [ "$durable" = on ]; then fsync=on; fi
 "${as_owner[@]}" "$pg_bin/pg_ctl" -D "$cluster/data" -l "$cluster/server.log" -w -t 30 \
     -o "-c listen_addresses=127.0.0.1 -p $port -k $cluster -c fsync=$fsync -c max_connections=200 \
-        -c ssl=on -c ssl_cert_file=$tls/server.pem -c ssl_key_file=$tls/server.key" \
+        -c shared_preload_libraries=pg_stat_statements -c ssl=on -c ssl_cert_file=$tls/server.pem -c ssl_key_file=$tls/server.key" \
     start >/dev/null ||
     { cat "$cluster/server.log" >&2; exit 1; }
 
@@ -92,5 +94,7 @@ export KEYDO_TEST_POSTGRES_URL="postgres://postgres@127.0.0.1:$port/postgres"
 export KEYDO_TEST_POSTGRES_CA="$tls/ca.pem"
 export KEYDO_TEST_POSTGRES_BIN="$pg_bin"
 export KEYDO_TEST_POSTGRES_DURABLE="$durable"
+KEYDO_TEST_POSTGRES_PID=$(head -1 "$cluster/data/postmaster.pid")
+export KEYDO_TEST_POSTGRES_PID
 echo "$0: $("$pg_bin/postgres" --version) on 127.0.0.1:$port, fsync $fsync" >&2
 "$@"

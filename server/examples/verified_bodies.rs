@@ -1,7 +1,7 @@
 //! Writes the bodies `scripts/bench-server.sh` and `scripts/bench-deploy.mjs` post, as a
 //! Lua table for wrk: `games` real games per save, each typed by a simulated person
-//! with a rhythm of its own (80–140 WPM, one fixed mistake every 40 keys). The kind of
-//! game:
+//! with a rhythm of its own (80–140 WPM, one fixed mistake every 40 keys), one game of
+//! every save before the next game of any. The kind of game:
 //!
 //! * `words`: the built-in `words` test, one seed per game;
 //! * `zh`: a built-in Chinese passage (`zh`), one seed per game;
@@ -39,14 +39,20 @@ fn main() -> anyhow::Result<()> {
             other => anyhow::bail!("no game kind {other:?}: words, zh or text"),
         })
     };
+    let tokens = std::fs::read_to_string(tokens)?;
     let mut lua = String::from("bodies = {\n");
-    for (n, token) in std::fs::read_to_string(tokens)?.lines().enumerate() {
-        for game in 0..games {
+    // Game by game across the saves, so that neighbouring bodies (which wrk's
+    // connections send at once) belong to different players: a player sends one game
+    // at a time, and the server keeps one player's games in order (a second waits
+    // for the first's commit on PostgreSQL).
+    for game in 0..games {
+        for (n, token) in tokens.lines().enumerate() {
             let wpm = 80 + (n as u32 * 7 + game as u32 * 13) % 60;
             let index = n as u64 * games + game;
-            // A rhythm of each game's own: the server spends a log once (docs/replay.md).
+            // A rhythm of each game's own, in this file and in any written at another
+            // time: the server spends a log once (docs/replay.md).
             let typist = Typist {
-                seed: index,
+                seed: index ^ played_at.rotate_left(32),
                 ..Typist::steady_human(wpm)
             };
             let played = game_of(index, &typist)?;

@@ -136,6 +136,7 @@ export async function startServer({ dist = DIST, args = [], port, dataDir = temp
   return {
     origin,
     dataDir,
+    pid: child.pid,
     output: () => output,
     port,
     async stop({ keepData = false } = {}) {

@@ -6,7 +6,7 @@
 //! resend, a replay or a lower score changes nothing, concurrently or not.
 
 use super::StoreError;
-use super::rank_counts;
+use super::rank_counts::{self, Moves};
 use super::sql::{Param, Row, Sql};
 use keydo_core::Mode;
 use keydo_core::api::ServerBest;
@@ -220,8 +220,38 @@ pub struct Best {
     pub is_this_game: bool,
 }
 
+/// What recording a game did to the player's bests.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Recorded {
+    pub all_time: Best,
+    /// `None` when the game's week is not the current one.
+    pub weekly: Option<Best>,
+}
+
+/// Records `game` on its mode's all-time board and, when `week` is given, on that
+/// week's board; both boards' bucket moves are one statement.
+pub fn record_mode(
+    sql: &mut dyn Sql,
+    game: &Game,
+    week: Option<i64>,
+) -> Result<Recorded, StoreError> {
+    let mut moves = Moves::default();
+    let all_time = record(sql, Board::AllTime, game, &mut moves)?;
+    let weekly = week
+        .map(|week| record(sql, Board::Week(week), game, &mut moves))
+        .transpose()?;
+    moves.append(sql)?;
+    Ok(Recorded { all_time, weekly })
+}
+
 /// Records `game` on `board` if it beats the player's best there; returns the best.
-pub fn record(sql: &mut dyn Sql, board: Board, game: &Game) -> Result<Best, StoreError> {
+/// The row's bucket move goes into `moves`, for the caller to append.
+pub fn record(
+    sql: &mut dyn Sql,
+    board: Board,
+    game: &Game,
+    moves: &mut Moves,
+) -> Result<Best, StoreError> {
     let statements = board.statements();
     let player_scope = board.player_scope(game.player_id, game.mode);
     let mut upsert = player_scope.clone();
@@ -233,13 +263,12 @@ pub fn record(sql: &mut dyn Sql, board: Board, game: &Game) -> Result<Best, Stor
     // The upsert returns the row only when it wrote it; otherwise read the standing best.
     let row = match sql.query_opt(statements.upsert, &upsert)? {
         Some(row) => {
-            rank_counts::moved(
-                sql,
+            moves.moved(
                 game.mode.id(),
                 board.counts_week(),
                 row.opt_int(2)?,
                 Some(row.int(0)?),
-            )?;
+            );
             row
         }
         None => sql
@@ -389,8 +418,9 @@ pub fn remove_from_boards(sql: &mut dyn Sql, player_id: Uuid) -> Result<(), Stor
     .iter()
     .map(|statement| sql.query(statement, &[Param::Id(player_id)]))
     .collect::<Result<Vec<_>, StoreError>>()?;
+    let mut moves = Moves::default();
     for row in removed.iter().flatten() {
-        rank_counts::moved(sql, row.text(0)?, row.int(1)?, Some(row.int(2)?), None)?;
+        moves.moved(row.text(0)?, row.int(1)?, Some(row.int(2)?), None);
     }
-    Ok(())
+    moves.append(sql)
 }

@@ -9,6 +9,7 @@ use super::boards::{self, Board, Game};
 use super::creations::{self, RememberedCreation, SaveCreation};
 use super::players;
 use super::profiles::profile_record;
+use super::rank_counts::Moves;
 use super::result_codes;
 use super::sql::{Param, Sql};
 use super::{Store, StoreError};
@@ -238,6 +239,7 @@ fn fold(sql: &mut dyn Sql, old: Uuid, into: Uuid) -> Result<Vec<String>, StoreEr
         &[Param::Id(old)],
     )?;
     if !hidden {
+        let mut moves = Moves::default();
         for row in &bests {
             let mode: Mode = row.text(0)?.parse().map_err(|_| {
                 StoreError::UnexpectedValue(format!("mode {:?}", row.text(0).unwrap_or("")))
@@ -253,8 +255,9 @@ fn fold(sql: &mut dyn Sql, old: Uuid, into: Uuid) -> Result<Vec<String>, StoreEr
                 value: row.int(2)?,
                 achieved_at: row.int(4)?,
             };
-            boards::record(sql, board, &game)?;
+            boards::record(sql, board, &game, &mut moves)?;
         }
+        moves.append(sql)?;
     }
     let board_rows = board_scores::rows_of(sql, old)?;
     if !hidden {

@@ -10,7 +10,7 @@ use super::StoreError;
 use super::board_scores::{self, StoredBoard};
 use super::boards::{self, Board};
 use super::players::SaveFacts;
-use super::results::{self, NewResult, ResultState};
+use super::results::{NewResult, ResultState};
 use super::sql::{Param, Sql};
 use keydo_core::Mode;
 use keydo_core::game::board::Ranking;
@@ -115,8 +115,8 @@ pub struct Gate {
     pub spend_new_text: Box<dyn FnOnce() -> bool + Send>,
 }
 
-/// Adds the gates' holds to a new result (a resend is left as its first receipt was)
-/// and spends the held budget when it is held. `None`: it would be held, and its save
+/// Adds the gates' holds to a result not stored yet (a resend keeps its first receipt,
+/// docs/replay.md) and spends the held budget when it is held. `None`: it would be held, and its save
 /// or address sent too many held results lately.
 pub fn gate(
     sql: &mut dyn Sql,
@@ -126,9 +126,6 @@ pub fn gate(
     gates: &Gates,
     spend_hold: Box<dyn FnOnce() -> bool + Send>,
 ) -> Result<Option<NewResult>, StoreError> {
-    if results::stored_result(sql, result.player_id, result.score_id)?.is_some() {
-        return Ok(Some(result));
-    }
     let holds = place_holds(sql, &result, save, weekly_board, gates)?;
     if !holds.is_empty() {
         let ids = result.holds.split(',').filter(|id| !id.is_empty());

@@ -22,16 +22,13 @@ pub fn log_sha256(log: &InputLog) -> String {
 }
 
 /// Spends the log of a result about to be stored, or refuses it as spent. Nothing to
-/// do without a digest (logs may be reused: test setups). A resend (the player's score
-/// id is stored already) and a result its seed will refuse spend nothing: the first
-/// receipt stands, and a refused result spends no log.
+/// do without a digest (logs may be reused: test setups). A result its seed will
+/// refuse spends nothing: a refused result spends no log. (A resend never gets here:
+/// its first receipt stands.)
 pub fn spend(sql: &mut dyn Sql, result: &NewResult) -> Result<Option<Refusal>, StoreError> {
     let Some(log_sha256) = result.log_sha256.as_deref() else {
         return Ok(None);
     };
-    if results::stored_result(sql, result.player_id, result.score_id)?.is_some() {
-        return Ok(None);
-    }
     let spent = sql
         .query_opt(
             "SELECT 1 FROM log_digests WHERE log_sha256 = $1",

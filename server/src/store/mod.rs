@@ -40,7 +40,7 @@ use self::sqlite::Sqlite;
 use crate::metrics::{DatabaseErrorKind, metrics};
 pub use board_fixture::BoardFixture;
 pub use board_scores::{BoardBest, BoardEntry, StoredBoard};
-pub use boards::{Best, Board, Entry, Game, Standing};
+pub use boards::{Best, Board, Entry, Game, Recorded, Standing};
 pub use creations::{RememberedCreation, SaveCreation};
 pub use devices::{LinkRequest, Linking, ListedDevice};
 pub use gates::{Gate, Gates, TopPlaces};
@@ -273,14 +273,6 @@ pub struct Capacity {
     pub database_bytes: i64,
 }
 
-/// What recording a game did to the player's bests.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Recorded {
-    pub all_time: Best,
-    /// `None` when the game's week is not the current one.
-    pub weekly: Option<Best>,
-}
-
 impl Store {
     /// Opens the database with the default [`StoreOptions`] and applies pending
     /// migrations. Blocking.
@@ -414,14 +406,8 @@ impl Store {
         game: Game,
         current_week: Option<i64>,
     ) -> Result<Recorded, StoreError> {
-        self.write(move |sql| {
-            let all_time = boards::record(sql, Board::AllTime, &game)?;
-            let weekly = current_week
-                .map(|week| boards::record(sql, Board::Week(week), &game))
-                .transpose()?;
-            Ok(Recorded { all_time, weekly })
-        })
-        .await
+        self.write(move |sql| boards::record_mode(sql, &game, current_week))
+            .await
     }
 
     /// The top of a text's or a day's board and, for a known player, their own

@@ -8,11 +8,10 @@
 //! connection (all busy, or the database unreachable) is bounded too: past either, the
 //! answer is 503 `DATABASE_UNAVAILABLE`.
 //!
-//! Round trips are what a request costs here (docs/operations.md, "Measured"): each
-//! connection prepares a statement once and then only binds and executes it, as
-//! rusqlite's statement cache does for SQLite. The pool still checks a connection at
-//! checkout (one empty query): without it, the first requests after the database
-//! comes back would fail on connections it had closed.
+//! Round trips are what a request costs here (docs/operations.md, "What a submission
+//! costs"): each connection prepares a statement once and then only binds and executes
+//! it, as rusqlite's statement cache does for SQLite, and the pool checks a connection
+//! at checkout (one empty query) only when it sat idle (see [`TRUSTED_FOR`]).
 
 use super::sql::{Param, Row, Sql, Value};
 use super::{StoreError, StoreOptions, migrations, postgres_tls};
@@ -26,6 +25,7 @@ use std::collections::HashMap;
 use std::error::Error;
 use std::io::Write as _;
 use std::sync::Arc;
+use std::time::{Duration, Instant};
 use tokio_postgres_rustls::MakeRustlsConnect;
 
 const CONNECTIONS: u32 = 8;
@@ -39,7 +39,19 @@ struct Manager(PostgresConnectionManager<MakeRustlsConnect>);
 struct Connection {
     client: Client,
     statements: HashMap<String, Statement>,
+    /// Whether a statement on it failed as only an ended connection fails.
+    broken: bool,
+    /// When a request last finished with it.
+    last_used: Instant,
 }
+
+/// How long after its last use a pooled connection is handed out unchecked: under load
+/// a connection is reused within milliseconds and the check would be a round trip per
+/// request; one idle longer is checked (an empty query) first. A database that goes
+/// away inside this window fails one request per connection (503, retried by the
+/// outbox), and the pool drops that connection (docs/operations.md, "What a
+/// submission costs").
+const TRUSTED_FOR: Duration = Duration::from_millis(500);
 
 impl ManageConnection for Manager {
     type Connection = Connection;
@@ -49,15 +61,22 @@ impl ManageConnection for Manager {
         Ok(Connection {
             client: self.0.connect()?,
             statements: HashMap::new(),
+            broken: false,
+            // Never trusted before its first use.
+            last_used: Instant::now() - TRUSTED_FOR,
         })
     }
 
+    /// Checks (one empty query) only a connection idle past [`TRUSTED_FOR`].
     fn is_valid(&self, connection: &mut Connection) -> Result<(), postgres::Error> {
-        self.0.is_valid(&mut connection.client)
+        if connection.broken || connection.last_used.elapsed() >= TRUSTED_FOR {
+            return self.0.is_valid(&mut connection.client);
+        }
+        Ok(())
     }
 
     fn has_broken(&self, connection: &mut Connection) -> bool {
-        self.0.has_broken(&mut connection.client)
+        connection.broken || self.0.has_broken(&mut connection.client)
     }
 }
 
@@ -96,8 +115,19 @@ impl Postgres {
         let pool = Arc::clone(&self.pool);
         tokio::task::spawn_blocking(move || {
             let mut connection = pool.get()?;
-            let Connection { client, statements } = &mut *connection;
-            f(&mut PostgresSql { client, statements })
+            let Connection {
+                client,
+                statements,
+                broken,
+                last_used,
+            } = &mut *connection;
+            let result = f(&mut PostgresSql {
+                client,
+                statements,
+                broken,
+            });
+            *last_used = Instant::now();
+            result
         })
         .await?
     }
@@ -112,14 +142,24 @@ impl Postgres {
             let connection = pool.get();
             metrics().write_batch(1);
             let mut connection = connection?;
-            let Connection { client, statements } = &mut *connection;
-            let mut transaction = client.transaction()?;
-            let result = f(&mut PostgresSql {
-                client: &mut transaction,
+            let Connection {
+                client,
                 statements,
-            })?;
-            transaction.commit()?;
-            Ok(result)
+                broken,
+                last_used,
+            } = &mut *connection;
+            let result = (|| {
+                let mut transaction = client.transaction().map_err(|error| note(error, broken))?;
+                let result = f(&mut PostgresSql {
+                    client: &mut transaction,
+                    statements,
+                    broken,
+                })?;
+                transaction.commit().map_err(|error| note(error, broken))?;
+                Ok(result)
+            })();
+            *last_used = Instant::now();
+            result
         })
         .await?
     }
@@ -170,11 +210,23 @@ impl Drop for ClosedOffRuntime {
     }
 }
 
+/// Marks the connection broken when `error` is one only an ended connection gives
+/// (it closed, or the server ended the session with a FATAL error), so the pool
+/// drops it instead of handing it out again.
+fn note(error: postgres::Error, broken: &mut bool) -> postgres::Error {
+    let fatal = error
+        .as_db_error()
+        .is_some_and(|error| matches!(error.severity(), "FATAL" | "PANIC"));
+    *broken |= error.is_closed() || fatal;
+    error
+}
+
 /// A connection (or its transaction) with the statements the connection prepared:
 /// a prepared statement outlives the transaction it was prepared in.
 struct PostgresSql<'c, C> {
     client: &'c mut C,
     statements: &'c mut HashMap<String, Statement>,
+    broken: &'c mut bool,
 }
 
 impl<C: GenericClient> Sql for PostgresSql<'_, C> {
@@ -182,14 +234,18 @@ impl<C: GenericClient> Sql for PostgresSql<'_, C> {
         let statement = match self.statements.get(sql) {
             Some(statement) => statement.clone(),
             None => {
-                let statement = self.client.prepare(sql)?;
+                let statement = self
+                    .client
+                    .prepare(sql)
+                    .map_err(|error| note(error, self.broken))?;
                 self.statements.insert(sql.to_owned(), statement.clone());
                 statement
             }
         };
         let params: Vec<&(dyn ToSql + Sync)> = params.iter().map(|param| param as _).collect();
         self.client
-            .query(&statement, &params)?
+            .query(&statement, &params)
+            .map_err(|error| note(error, self.broken))?
             .iter()
             .map(|row| {
                 let values = row
@@ -245,10 +301,11 @@ impl<C: GenericClient> Sql for PostgresSql<'_, C> {
         }
         let mut copy = self
             .client
-            .copy_in(&format!("COPY {table} ({}) FROM STDIN", columns.join(", ")))?;
+            .copy_in(&format!("COPY {table} ({}) FROM STDIN", columns.join(", ")))
+            .map_err(|error| note(error, self.broken))?;
         copy.write_all(text.as_bytes())
             .map_err(|error| StoreError::UnexpectedValue(format!("writing a COPY: {error}")))?;
-        copy.finish()?;
+        copy.finish().map_err(|error| note(error, self.broken))?;
         Ok(())
     }
 }
@@ -297,8 +354,9 @@ mod tests {
         client.batch_execute(statement).unwrap();
     }
 
-    #[tokio::test]
-    async fn a_connection_prepares_each_statement_once() {
+    /// A new database on the test cluster and a store on it (`None` without a cluster,
+    /// outside CI), and the cluster's own URL.
+    async fn test_store(purpose: &str) -> Option<(Postgres, String, String)> {
         // The cluster of scripts/with-postgres.sh, as the server's PostgreSQL tests use.
         let Some(admin_url) = std::env::var("KEYDO_TEST_POSTGRES_URL")
             .ok()
@@ -309,20 +367,35 @@ mod tests {
                 Ok("true"),
                 "CI needs PostgreSQL"
             );
-            return;
+            return None;
         };
-        let name = format!("keydo_unit_prepared_{}", std::process::id());
+        let name = format!("keydo_unit_{purpose}_{}", std::process::id());
         let (cluster, _) = admin_url.rsplit_once('/').expect("a URL with a database");
         let url = format!("{cluster}/{name}");
-        let store = {
-            let (admin_url, name) = (admin_url.clone(), name.clone());
-            tokio::task::spawn_blocking(move || {
-                admin(&admin_url, &format!("CREATE DATABASE {name}"));
-                Postgres::open(&url, &StoreOptions::default())
-            })
-            .await
-            .unwrap()
-            .unwrap()
+        let (cluster_url, database) = (admin_url.clone(), name.clone());
+        let store = tokio::task::spawn_blocking(move || {
+            admin(&cluster_url, &format!("CREATE DATABASE {database}"));
+            Postgres::open(&url, &StoreOptions::default())
+        })
+        .await
+        .unwrap()
+        .unwrap();
+        Some((store, admin_url, name))
+    }
+
+    async fn drop_database(store: Postgres, admin_url: String, name: String) {
+        drop(store);
+        tokio::task::spawn_blocking(move || {
+            admin(&admin_url, &format!("DROP DATABASE {name} WITH (FORCE)"))
+        })
+        .await
+        .unwrap();
+    }
+
+    #[tokio::test]
+    async fn a_connection_prepares_each_statement_once() {
+        let Some((store, admin_url, name)) = test_store("prepared").await else {
+            return;
         };
         let prepared = store
             .read(|sql| {
@@ -340,11 +413,60 @@ mod tests {
         // the cache each is prepared, executed and closed, and the count finds itself
         // alone.
         assert_eq!(prepared, 2);
-        drop(store);
-        tokio::task::spawn_blocking(move || {
-            admin(&admin_url, &format!("DROP DATABASE {name} WITH (FORCE)"))
-        })
-        .await
-        .unwrap();
+        drop_database(store, admin_url, name).await;
+    }
+
+    #[tokio::test]
+    async fn a_connection_the_server_ended_is_not_handed_out() {
+        let Some((store, admin_url, name)) = test_store("ended").await else {
+            return;
+        };
+        let one = |sql: &mut dyn Sql| sql.query_opt("SELECT 1", &[])?.expect("a row").int(0);
+        assert_eq!(store.read(one).await.unwrap(), 1);
+        // Every pooled connection ended by the server while idle in the pool, as a
+        // restart or an operator's pg_terminate_backend ends them.
+        let (admin_url, database) = (admin_url, name);
+        let terminated = {
+            let (admin_url, database) = (admin_url.clone(), database.clone());
+            tokio::task::spawn_blocking(move || {
+                let mut client = Client::connect(&admin_url, postgres::NoTls).unwrap();
+                let ended: i64 = client
+                    .query_one(
+                        "SELECT count(*) FROM (SELECT pg_terminate_backend(pid) FROM
+                         pg_stat_activity WHERE datname = $1) AS ended",
+                        &[&database],
+                    )
+                    .unwrap()
+                    .get(0);
+                // Bounded: the backends are gone within a few milliseconds.
+                for _ in 0..500 {
+                    let left: i64 = client
+                        .query_one(
+                            "SELECT count(*) FROM pg_stat_activity WHERE datname = $1",
+                            &[&database],
+                        )
+                        .unwrap()
+                        .get(0);
+                    if left == 0 {
+                        break;
+                    }
+                    std::thread::sleep(std::time::Duration::from_millis(10));
+                }
+                ended
+            })
+            .await
+            .unwrap()
+        };
+        assert!(terminated >= 1, "the pool had connections to end");
+        // The connection just used is trusted: its next read fails, and the pool drops
+        // it instead of handing it out again.
+        assert!(store.read(one).await.is_err(), "used within TRUSTED_FOR");
+        // Past the window every connection is checked at checkout: each ended one is
+        // found out and replaced, so no read fails.
+        tokio::time::sleep(TRUSTED_FOR).await;
+        for _ in 0..2 * CONNECTIONS {
+            assert_eq!(store.read(one).await.unwrap(), 1);
+        }
+        drop_database(store, admin_url, database).await;
     }
 }

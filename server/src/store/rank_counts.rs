@@ -24,37 +24,67 @@ pub fn bucket(value: i64) -> i64 {
     value / BUCKET_WIDTH
 }
 
-/// Records that a player's row on board `week` (or [`ALL_TIME`]) of `mode` went from
-/// `from` to `to` (`None`: no row), in the caller's transaction.
-pub fn moved(
-    sql: &mut dyn Sql,
-    mode: &str,
-    week: i64,
-    from: Option<i64>,
-    to: Option<i64>,
-) -> Result<(), StoreError> {
-    let (from, to) = (from.map(bucket), to.map(bucket));
-    // One statement however the row moved: a move is a round trip, not two.
-    let (statement, buckets) = match (from, to) {
-        (Some(from), Some(to)) if from != to => (
-            "INSERT INTO rank_deltas (mode, week, bucket, delta)
-             VALUES ($1, $2, $3, -1), ($1, $2, $4, 1)",
-            vec![from, to],
-        ),
-        (None, Some(to)) => (
-            "INSERT INTO rank_deltas (mode, week, bucket, delta) VALUES ($1, $2, $3, 1)",
-            vec![to],
-        ),
-        (Some(from), None) => (
-            "INSERT INTO rank_deltas (mode, week, bucket, delta) VALUES ($1, $2, $3, -1)",
-            vec![from],
-        ),
-        _ => return Ok(()),
-    };
-    let mut params = vec![Param::Text(mode), Param::Int(week)];
-    params.extend(buckets.into_iter().map(Param::Int));
-    sql.query(statement, &params)?;
-    Ok(())
+/// How many rows one statement appends or folds: bounds the statement texts a
+/// connection prepares (one per row count) and the parameters per statement.
+const ROWS_PER_STATEMENT: usize = 64;
+
+/// The bucket moves of one transaction's board changes, appended to `rank_deltas`
+/// together: a submission's moves on both its boards are one round trip.
+#[derive(Debug, Default)]
+pub struct Moves(Vec<(String, i64, i64, i64)>);
+
+impl Moves {
+    /// Notes that a player's row on board `week` (or [`ALL_TIME`]) of `mode` went from
+    /// `from` to `to` (`None`: no row).
+    pub fn moved(&mut self, mode: &str, week: i64, from: Option<i64>, to: Option<i64>) {
+        let (from, to) = (from.map(bucket), to.map(bucket));
+        if from == to {
+            return;
+        }
+        for (bucket, delta) in [(from, -1), (to, 1)] {
+            if let Some(bucket) = bucket {
+                self.0.push((mode.to_owned(), week, bucket, delta));
+            }
+        }
+    }
+
+    /// Appends the moves, in the caller's transaction.
+    pub fn append(self, sql: &mut dyn Sql) -> Result<(), StoreError> {
+        for rows in self.0.chunks(ROWS_PER_STATEMENT) {
+            let params: Vec<Param> = rows
+                .iter()
+                .flat_map(|(mode, week, bucket, delta)| {
+                    [
+                        Param::Text(mode),
+                        Param::Int(*week),
+                        Param::Int(*bucket),
+                        Param::Int(*delta),
+                    ]
+                })
+                .collect();
+            sql.query(
+                &format!(
+                    "INSERT INTO rank_deltas (mode, week, bucket, delta) VALUES {}",
+                    values(rows.len(), 4)
+                ),
+                &params,
+            )?;
+        }
+        Ok(())
+    }
+}
+
+/// `($1, $2, ...), (...)`: `rows` rows of `columns` parameters.
+fn values(rows: usize, columns: usize) -> String {
+    (0..rows)
+        .map(|row| {
+            let row: Vec<String> = (1..=columns)
+                .map(|column| format!("${}", row * columns + column))
+                .collect();
+            format!("({})", row.join(", "))
+        })
+        .collect::<Vec<_>>()
+        .join(", ")
 }
 
 /// Folds every delta appended so far into `rank_counts`, in one transaction (the
@@ -71,24 +101,42 @@ pub fn fold_deltas(sql: &mut dyn Sql) -> Result<usize, StoreError> {
             .entry((row.text(0)?.to_owned(), row.int(1)?, row.int(2)?))
             .or_default() += row.int(3)?;
     }
-    // Ascending key order: two sweepers on one PostgreSQL wait, never deadlock.
-    for ((mode, week, bucket), sum) in sums.into_iter().filter(|(_, sum)| *sum != 0) {
-        let scope = [Param::Text(&mode), Param::Int(week), Param::Int(bucket)];
-        let mut upsert = scope.to_vec();
-        upsert.push(Param::Int(sum));
-        let players = sql
-            .query_opt(
-                "INSERT INTO rank_counts (mode, week, bucket, players) VALUES ($1, $2, $3, $4)
+    // Ascending key order, within a statement and across them: two sweepers on one
+    // PostgreSQL wait, never deadlock.
+    let sums: Vec<_> = sums.into_iter().filter(|(_, sum)| *sum != 0).collect();
+    for rows in sums.chunks(ROWS_PER_STATEMENT) {
+        let params: Vec<Param> = rows
+            .iter()
+            .flat_map(|((mode, week, bucket), sum)| {
+                [
+                    Param::Text(mode),
+                    Param::Int(*week),
+                    Param::Int(*bucket),
+                    Param::Int(*sum),
+                ]
+            })
+            .collect();
+        let emptied = sql.query(
+            &format!(
+                "INSERT INTO rank_counts (mode, week, bucket, players) VALUES {}
                  ON CONFLICT (mode, week, bucket) DO UPDATE
                  SET players = rank_counts.players + excluded.players
-                 RETURNING players",
-                &upsert,
-            )?
-            .map_or(Ok(0), |row| row.int(0))?;
-        if players == 0 {
+                 RETURNING mode, week, bucket, players",
+                values(rows.len(), 4)
+            ),
+            &params,
+        )?;
+        for row in emptied
+            .iter()
+            .filter(|row| row.int(3).is_ok_and(|n| n == 0))
+        {
             sql.query(
                 "DELETE FROM rank_counts WHERE mode = $1 AND week = $2 AND bucket = $3",
-                &scope,
+                &[
+                    Param::Text(row.text(0)?),
+                    Param::Int(row.int(1)?),
+                    Param::Int(row.int(2)?),
+                ],
             )?;
         }
     }

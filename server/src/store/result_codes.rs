@@ -19,9 +19,18 @@ pub fn draw() -> String {
 
 /// The result's code: the one it has, or a new one no other result has.
 pub fn assign(sql: &mut dyn Sql, player_id: Uuid, score_id: Uuid) -> Result<String, StoreError> {
-    if let Some(code) = code_of(sql, player_id, score_id)? {
-        return Ok(code);
+    match code_of(sql, player_id, score_id)? {
+        Some(code) => Ok(code),
+        None => assign_new(sql, player_id, score_id),
     }
+}
+
+/// [`assign`] for a result stored in this transaction, which has no code yet.
+pub fn assign_new(
+    sql: &mut dyn Sql,
+    player_id: Uuid,
+    score_id: Uuid,
+) -> Result<String, StoreError> {
     loop {
         let code = draw();
         // A taken code (or, on PostgreSQL, one a concurrent transaction takes first)

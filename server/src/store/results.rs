@@ -173,6 +173,21 @@ pub struct StoredResult {
     pub state: ResultState,
 }
 
+impl From<&NewResult> for StoredResult {
+    /// The standing of a result just stored.
+    fn from(result: &NewResult) -> Self {
+        StoredResult {
+            mode: result.mode,
+            value: result.value,
+            played_at: result.played_at,
+            received_at: result.received_at,
+            board_week: result.board_week,
+            boards: result.boards.clone(),
+            state: result.state,
+        }
+    }
+}
+
 const STORED_RESULT_COLUMNS: &str =
     "mode, value, received_at, board_week, state, played_at, boards";
 

@@ -2,7 +2,7 @@
 //! operation one transaction, built from the statements of its tables.
 
 use super::board_scores::{self, BoardBest, BoardGame, StoredBoard};
-use super::boards::{self, Best, Board, Game};
+use super::boards::{self, Best, Board, Game, Recorded};
 use super::gates::{self, Gate};
 use super::log_digests;
 use super::names;
@@ -13,7 +13,7 @@ use super::results::{
 };
 use super::sql::Sql;
 use super::texts;
-use super::{Recorded, Store, StoreError};
+use super::{Store, StoreError};
 use keydo_core::names::DisplayName;
 use keydo_core::verify::{Refusal, check_played_after_save};
 use uuid::Uuid;
@@ -88,66 +88,60 @@ impl Store {
                 spend_hold,
                 spend_new_text,
             } = gate;
-            let resend = results::stored_result(sql, result.player_id, result.score_id)?;
-            if resend.is_none()
-                && let Some(text) = &result.text
-                && !texts::is_stored(sql, text.hash())?
-                && !spend_new_text()
-            {
-                return Ok(Recording::TooManyTexts);
-            }
-            let Some(result) = gates::gate(sql, result, &save, weekly_board, &gates, spend_hold)?
-            else {
-                return Ok(Recording::HeldTooOften);
-            };
-            if let Some(refusal) = log_digests::spend(sql, &result)? {
-                return Ok(Recording::Refused(refusal));
-            }
-            let stored = if results::insert_result(sql, &result)? {
-                gates::bound_pending(sql, &result, &gates)?;
-                if let Some(text) = &result.text {
-                    texts::store(sql, text, result.player_id, result.received_at)?;
-                }
-                StoredResult {
-                    mode: result.mode,
-                    value: result.value,
-                    played_at: result.played_at,
-                    received_at: result.received_at,
-                    board_week: result.board_week,
-                    boards: result.boards.clone(),
-                    state: result.state,
-                }
-            } else {
-                // Read again: on PostgreSQL a concurrent receipt of the same game may
-                // have committed since `resend` was read (the insert waited for it).
-                match results::stored_result(sql, result.player_id, result.score_id)? {
-                    Some(stored) => stored,
-                    None => return Ok(Recording::SeedReused),
-                }
-            };
-            let code = result_codes::assign(sql, result.player_id, result.score_id)?;
+            let (player_id, score_id) = (result.player_id, result.score_id);
+            // A resend is answered from its first receipt: nothing about it is checked,
+            // spent or written again.
+            let (stored, code) =
+                if let Some(first) = results::stored_result(sql, player_id, score_id)? {
+                    (first, result_codes::assign(sql, player_id, score_id)?)
+                } else {
+                    if let Some(text) = &result.text
+                        && !texts::is_stored(sql, text.hash())?
+                        && !spend_new_text()
+                    {
+                        return Ok(Recording::TooManyTexts);
+                    }
+                    let Some(result) =
+                        gates::gate(sql, result, &save, weekly_board, &gates, spend_hold)?
+                    else {
+                        return Ok(Recording::HeldTooOften);
+                    };
+                    if let Some(refusal) = log_digests::spend(sql, &result)? {
+                        return Ok(Recording::Refused(refusal));
+                    }
+                    if results::insert_result(sql, &result)? {
+                        gates::bound_pending(sql, &result, &gates)?;
+                        if let Some(text) = &result.text {
+                            texts::store(sql, text, result.player_id, result.received_at)?;
+                        }
+                        let code = result_codes::assign_new(sql, player_id, score_id)?;
+                        (StoredResult::from(&result), code)
+                    } else {
+                        // Stored since it was looked for: on PostgreSQL a concurrent
+                        // receipt of the same game may have committed (the insert waited
+                        // for it). Otherwise its seed is taken.
+                        match results::stored_result(sql, player_id, score_id)? {
+                            Some(first) => (first, result_codes::assign(sql, player_id, score_id)?),
+                            None => return Ok(Recording::SeedReused),
+                        }
+                    }
+                };
             let held = !stored.state.is_public() || save.hidden;
             let game = Game {
-                player_id: result.player_id,
+                player_id,
                 mode: stored.mode,
-                score_id: result.score_id,
+                score_id,
                 value: stored.value,
                 achieved_at: stored.received_at,
             };
             let bests = if held || !stored.boards.mode {
                 public_bests(sql, &game, stored.board_week)?
             } else {
-                Recorded {
-                    all_time: boards::record(sql, Board::AllTime, &game)?,
-                    weekly: stored
-                        .board_week
-                        .map(|week| boards::record(sql, Board::Week(week), &game))
-                        .transpose()?,
-                }
+                boards::record_mode(sql, &game, stored.board_week)?
             };
             let board_game = BoardGame {
-                player_id: result.player_id,
-                score_id: result.score_id,
+                player_id,
+                score_id,
                 value: stored.value,
                 played_at: stored.played_at,
                 achieved_at: stored.received_at,
@@ -155,11 +149,9 @@ impl Store {
             let mut rows = Vec::new();
             for board in stored.boards.others {
                 let row = if held {
-                    board_scores::row(sql, &board.id, result.player_id)?.map(|(value, _)| {
-                        BoardBest {
-                            value,
-                            is_this_game: false,
-                        }
+                    board_scores::row(sql, &board.id, player_id)?.map(|(value, _)| BoardBest {
+                        value,
+                        is_this_game: false,
                     })
                 } else {
                     Some(board_scores::record(sql, &board, &board_game)?)
@@ -329,10 +321,7 @@ fn put_on_boards(
         achieved_at: result.received_at,
     };
     if result.boards.mode {
-        boards::record(sql, Board::AllTime, &game)?;
-        if let Some(week) = result.board_week {
-            boards::record(sql, Board::Week(week), &game)?;
-        }
+        boards::record_mode(sql, &game, result.board_week)?;
     }
     let board_game = BoardGame {
         player_id,
