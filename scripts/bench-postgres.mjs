@@ -11,7 +11,8 @@
 //    commits (pg_stat_database).
 // 2. quotas: the CPU each part may use is fixed, so adding a server adds its share:
 //    PostgreSQL pinned to CPU 1; each server pinned to CPU 0 in its own cgroup allowed
-//    QUOTA % of a CPU; one wrk per server, pinned to CPU 0, offering RATE req/s in all.
+//    QUOTA % of a CPU; one wrk per server, pinned to CPU 0, each with
+//    CONNECTIONS_PER_SERVER connections, more than a server's share can answer.
 //    1, 2 and 3 servers on one database; the ratios to one server are the result.
 //    Needs root and the cgroup v1 `cpu` controller or cgroup v2.
 //
@@ -31,7 +32,9 @@ const CONNECTIONS = Number(process.env.CONNECTIONS ?? 32);
 // receipt and cost less than a new game.
 const PLAYERS = Number(process.env.PLAYERS ?? 1024);
 const GAMES = Number(process.env.GAMES ?? 40);
-const QUOTA = Number(process.env.QUOTA ?? 20);
+const QUOTA = Number(process.env.QUOTA ?? 10);
+// Each server gets the same load, so more servers are offered more.
+const CONNECTIONS_PER_SERVER = Number(process.env.CONNECTIONS_PER_SERVER ?? 16);
 const PARTS = (process.env.PARTS ?? 'cost,quotas').split(',');
 const UNLIMITED = ['--rate-limit-per-ip', '1000000000', '--rate-limit-per-identity', '1000000000',
   '--rate-limit-saves', '1000000000'];
@@ -45,6 +48,8 @@ if (!postgres || !process.env.KEYDO_TEST_POSTGRES_PID) {
   throw new Error('run through scripts/with-postgres.sh --durable');
 }
 const postmaster = Number(process.env.KEYDO_TEST_POSTGRES_PID);
+/** Servers to stop if a run fails. */
+const running = new Set();
 
 /** `count` saves' tokens, created straight on a server. */
 async function tokens(origin, count) {
@@ -143,6 +148,7 @@ async function cost() {
     const onPostgres = url !== undefined;
     const own = onPostgres ? postgres.createDatabase() : null;
     const server = await keydo(onPostgres ? ['--database-url', url(own.url)] : []);
+    running.add(server);
     const db = own ?? database;
     db.query('CREATE EXTENSION IF NOT EXISTS pg_stat_statements');
     // Warm the server's caches and PostgreSQL's connections and statements on other saves.
@@ -174,6 +180,7 @@ async function cost() {
       for (const row of rows.split('\n')) console.log(`    ${row}`);
     }
     await server.stop();
+    running.delete(server);
     own?.drop();
   }
   database.drop();
@@ -199,7 +206,8 @@ async function quotas() {
     return;
   }
   console.log(`== servers under CPU quotas: PostgreSQL pinned to CPU 1; each server pinned to CPU 0 with ` +
-    `${QUOTA} % of a CPU; wrk pinned to CPU 0; ${DURATION} per run`);
+    `${QUOTA} % of a CPU; wrk pinned to CPU 0, ${CONNECTIONS_PER_SERVER} connections per server; ` +
+    `server to PostgreSQL without TLS; ${DURATION} per run`);
   // PostgreSQL on its own CPU; the backends it forks later inherit the pin.
   execFileSync('sh', ['-c', `for pid in ${postmaster} $(pgrep -P ${postmaster}); do taskset -a -p -c 1 $pid >/dev/null; done`]);
   const results = [];
@@ -208,7 +216,8 @@ async function quotas() {
     const servers = [];
     const groups = [];
     for (let n = 0; n < count; n++) {
-      const server = await keydo(['--database-url', database.url]);
+      const server = await keydo(['--database-url', `${database.url}?sslmode=disable`]);
+      running.add(server);
       execFileSync('taskset', ['-a', '-p', '-c', '0', String(server.pid)], { stdio: 'ignore' });
       const group = cpuGroup(`keydo-bench-server-${n}`, QUOTA);
       // Every thread: on v1 `cgroup.procs` moves the whole process.
@@ -218,10 +227,11 @@ async function quotas() {
     }
     const scripts = [];
     for (const server of servers) scripts.push(scoresScript(await tokens(server.origin, Math.ceil(PLAYERS / count))));
-    const before = postgresSeconds();
+    const before = { postgres: postgresSeconds(), servers: servers.map((server) => cpuSeconds(server.pid)) };
     const runs = await Promise.all(servers.map((server, n) =>
-      wrk(server.origin, scripts[n], { connections: Math.ceil(CONNECTIONS / count), cpu: 0 })));
-    const postgresCpu = postgresSeconds() - before;
+      wrk(server.origin, scripts[n], { connections: CONNECTIONS_PER_SERVER, cpu: 0 })));
+    const postgresCpu = postgresSeconds() - before.postgres;
+    const serverCpu = servers.map((server, n) => cpuSeconds(server.pid) - before.servers[n]);
     const rps = runs.reduce((sum, run) => sum + run.rps, 0);
     const requests = runs.reduce((sum, run) => sum + run.requests, 0);
     const p99 = Math.max(...runs.map((run) => run.p99));
@@ -229,8 +239,13 @@ async function quotas() {
     const seconds = Number.parseFloat(DURATION);
     console.log(`${count} server${count > 1 ? 's' : ' '}  ${String(Math.round(rps)).padStart(6)} req/s  ` +
       `(${(rps / results[0]).toFixed(2)}x one)  worst p99 ${p99.toFixed(1)} ms  PostgreSQL ` +
-      `${((postgresCpu / seconds) * 100).toFixed(0)} % of its CPU, ${ms(postgresCpu, requests)} ms per request`);
-    for (const server of servers) await server.stop();
+      `${((postgresCpu / seconds) * 100).toFixed(0)} % of its CPU, ${ms(postgresCpu, requests)} ms per request; ` +
+      `servers ${serverCpu.map((cpu) => `${((cpu / seconds) * 100).toFixed(0)} %`).join(', ')} of a CPU, ` +
+      `${ms(serverCpu.reduce((sum, cpu) => sum + cpu, 0), requests)} ms per request`);
+    for (const server of servers) {
+      await server.stop();
+      running.delete(server);
+    }
     for (const group of groups) group.remove();
     database.drop();
   }
@@ -240,5 +255,6 @@ try {
   if (PARTS.includes('cost')) await cost();
   if (PARTS.includes('quotas')) await quotas();
 } finally {
+  for (const server of running) await server.stop();
   rmSync(work, { recursive: true, force: true });
 }

@@ -122,11 +122,12 @@ pub fn gate(
     sql: &mut dyn Sql,
     mut result: NewResult,
     save: &SaveFacts,
+    mode_best: Option<i64>,
     weekly_board: Option<i64>,
     gates: &Gates,
     spend_hold: Box<dyn FnOnce() -> bool + Send>,
 ) -> Result<Option<NewResult>, StoreError> {
-    let holds = place_holds(sql, &result, save, weekly_board, gates)?;
+    let holds = place_holds(sql, &result, save, mode_best, weekly_board, gates)?;
     if !holds.is_empty() {
         let ids = result.holds.split(',').filter(|id| !id.is_empty());
         let ids: Vec<&str> = ids.chain(holds.iter().map(|hold| hold.id())).collect();
@@ -167,10 +168,12 @@ pub fn bound_pending(
 }
 
 /// The gates `result` falls under, in [`Hold::ALL`] order.
+/// `mode_best`: the player's all-time best in the result's mode, read with the save.
 fn place_holds(
     sql: &mut dyn Sql,
     result: &NewResult,
     save: &SaveFacts,
+    mode_best: Option<i64>,
     weekly_board: Option<i64>,
     gates: &Gates,
 ) -> Result<Vec<Hold>, StoreError> {
@@ -179,7 +182,7 @@ fn place_holds(
     let mode_boards = std::iter::once(Board::AllTime).chain(weekly_board.map(Board::Week));
     let mut top_place = false;
     for board in mode_boards.filter(|_| result.boards.mode) {
-        top_place = top_place || takes_a_top_place(sql, board, result, places)?;
+        top_place = top_place || takes_a_top_place(sql, board, result, mode_best, places)?;
     }
     for board in &result.boards.others {
         top_place = top_place || takes_a_crowded_top_place(sql, board, result, places)?;
@@ -187,8 +190,7 @@ fn place_holds(
     if top_place {
         holds.push(Hold::TopPlace);
     }
-    let best = boards::board_value(sql, Board::AllTime, result.player_id, result.mode)?;
-    if best.is_some_and(|best| leaps(best, result.value, gates.leap_percent)) {
+    if mode_best.is_some_and(|best| leaps(best, result.value, gates.leap_percent)) {
         holds.push(Hold::Leap);
     }
     if gates.min_typing_ms > 0
@@ -206,12 +208,16 @@ fn takes_a_top_place(
     sql: &mut dyn Sql,
     board: Board,
     result: &NewResult,
+    mode_best: Option<i64>,
     places: u32,
 ) -> Result<bool, StoreError> {
     if places == 0 {
         return Ok(false);
     }
-    let own = boards::board_value(sql, board, result.player_id, result.mode)?;
+    let own = match board {
+        Board::AllTime => mode_best,
+        Board::Week(_) => boards::board_value(sql, board, result.player_id, result.mode)?,
+    };
     if own.is_some_and(|own| result.value <= own) {
         return Ok(false);
     }

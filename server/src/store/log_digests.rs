@@ -9,7 +9,7 @@
 //! typing the same prompt perfectly share its edits but not their times.
 
 use super::StoreError;
-use super::results::{self, NewResult};
+use super::results::NewResult;
 use super::sql::{Param, Sql};
 use keydo_core::InputLog;
 use keydo_core::api::ApiCode;
@@ -29,35 +29,47 @@ pub fn spend(sql: &mut dyn Sql, result: &NewResult) -> Result<Option<Refusal>, S
     let Some(log_sha256) = result.log_sha256.as_deref() else {
         return Ok(None);
     };
+    let mut params = vec![
+        Param::Text(log_sha256),
+        Param::Id(result.player_id),
+        Param::Id(result.score_id),
+        Param::Int(result.received_at),
+    ];
+    // One statement in the common case, a new log on a new seed. On PostgreSQL a
+    // concurrent transaction spending the same log makes the insert wait for it and
+    // do nothing.
+    let claimed = match &result.seed_key {
+        Some(seed_key) => {
+            params.push(Param::Text(seed_key));
+            sql.query_opt(
+                "INSERT INTO log_digests (log_sha256, player_id, score_id, spent_at)
+                 SELECT $1, $2, $3, $4
+                 WHERE NOT EXISTS (SELECT 1 FROM results WHERE player_id = $2 AND seed_key = $5)
+                 ON CONFLICT DO NOTHING
+                 RETURNING log_sha256",
+                &params,
+            )?
+        }
+        None => sql.query_opt(
+            "INSERT INTO log_digests (log_sha256, player_id, score_id, spent_at)
+             VALUES ($1, $2, $3, $4)
+             ON CONFLICT DO NOTHING
+             RETURNING log_sha256",
+            &params,
+        )?,
+    };
+    if claimed.is_some() {
+        return Ok(None);
+    }
+    // Not spent now: the log was spent before (refused), or the seed is taken (the
+    // result is refused by its seed, and spends nothing), in that order.
     let spent = sql
         .query_opt(
             "SELECT 1 FROM log_digests WHERE log_sha256 = $1",
             &[Param::Text(log_sha256)],
         )?
         .is_some();
-    if spent {
-        return Ok(Some(reused()));
-    }
-    if let Some(seed_key) = &result.seed_key
-        && results::seed_used(sql, result.player_id, seed_key)?
-    {
-        return Ok(None);
-    }
-    // Another transaction may have spent it since the check (PostgreSQL): the insert
-    // then waits for it and does nothing.
-    let claimed = sql.query_opt(
-        "INSERT INTO log_digests (log_sha256, player_id, score_id, spent_at)
-         VALUES ($1, $2, $3, $4)
-         ON CONFLICT DO NOTHING
-         RETURNING log_sha256",
-        &[
-            Param::Text(log_sha256),
-            Param::Id(result.player_id),
-            Param::Id(result.score_id),
-            Param::Int(result.received_at),
-        ],
-    )?;
-    Ok(claimed.is_none().then(reused))
+    Ok(spent.then(reused))
 }
 
 fn reused() -> Refusal {

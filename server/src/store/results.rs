@@ -6,9 +6,11 @@
 
 use super::StoreError;
 use super::board_scores::StoredBoard;
+use super::players::SaveFacts;
 use super::sql::{Param, Row, Sql, Value};
 use keydo_core::Mode;
 use keydo_core::text::LoadedText;
+use std::sync::LazyLock;
 use uuid::Uuid;
 
 /// The boards a result counts on: its mode's (all time, and its `board_week`) or not,
@@ -207,6 +209,56 @@ fn stored_result_of(row: &Row) -> Result<StoredResult, StoreError> {
     })
 }
 
+/// What a submission reads first, in one statement.
+pub struct Submitter {
+    pub save: SaveFacts,
+    /// The first receipt, if the result is stored already.
+    pub receipt: Option<StoredResult>,
+    /// The player's all-time best in the result's mode.
+    pub mode_best: Option<i64>,
+}
+
+/// The [`Submitter`] of `score_id` in `mode`; `None`: no such save.
+pub fn submitter(
+    sql: &mut dyn Sql,
+    player_id: Uuid,
+    score_id: Uuid,
+    mode: Mode,
+) -> Result<Option<Submitter>, StoreError> {
+    static STATEMENT: LazyLock<String> = LazyLock::new(|| {
+        let columns: Vec<String> = STORED_RESULT_COLUMNS
+            .split(", ")
+            .map(|column| format!("r.{column}"))
+            .collect();
+        format!(
+            "SELECT {}, p.created_at, p.hidden, s.value FROM players p
+             LEFT JOIN results r ON r.player_id = $1 AND r.score_id = $2
+             LEFT JOIN scores s ON s.player_id = $1 AND s.mode = $3
+             WHERE p.player_id = $1",
+            columns.join(", ")
+        )
+    });
+    let params = [
+        Param::Id(player_id),
+        Param::Id(score_id),
+        Param::Text(mode.id()),
+    ];
+    let Some(row) = sql.query_opt(&STATEMENT, &params)? else {
+        return Ok(None);
+    };
+    Ok(Some(Submitter {
+        save: SaveFacts {
+            created_at: row.int(7)?,
+            hidden: row.int(8)? != 0,
+        },
+        receipt: match row.0.first() {
+            Some(Value::Null) => None,
+            _ => Some(stored_result_of(&row)?),
+        },
+        mode_best: row.opt_int(9)?,
+    }))
+}
+
 pub fn stored_result(
     sql: &mut dyn Sql,
     player_id: Uuid,
@@ -221,16 +273,6 @@ pub fn stored_result(
     .as_ref()
     .map(stored_result_of)
     .transpose()
-}
-
-/// Whether the player has a result on this `corpus:seed`.
-pub fn seed_used(sql: &mut dyn Sql, player_id: Uuid, seed_key: &str) -> Result<bool, StoreError> {
-    Ok(sql
-        .query_opt(
-            "SELECT 1 FROM results WHERE player_id = $1 AND seed_key = $2",
-            &[Param::Id(player_id), Param::Text(seed_key)],
-        )?
-        .is_some())
 }
 
 /// Marks a held result approved; returns it, or `None` if no such result is held.

@@ -10,6 +10,7 @@ use super::players;
 use super::result_codes;
 use super::results::{
     self, KeptLog, ListedResult, Listing, NewResult, ResultState, StoredReplay, StoredResult,
+    Submitter,
 };
 use super::sql::Sql;
 use super::texts;
@@ -76,7 +77,12 @@ impl Store {
         gate: Gate,
     ) -> Result<Recording, StoreError> {
         self.write(move |sql| {
-            let save = players::save_facts(sql, result.player_id)?.ok_or_else(|| {
+            let (player_id, score_id) = (result.player_id, result.score_id);
+            let Submitter {
+                save,
+                receipt,
+                mode_best,
+            } = results::submitter(sql, player_id, score_id, result.mode)?.ok_or_else(|| {
                 StoreError::UnexpectedValue("a result for a save that does not exist".into())
             })?;
             if let Err(refusal) = check_played_after_save(result.played_at as u64, save.created_at)
@@ -88,44 +94,49 @@ impl Store {
                 spend_hold,
                 spend_new_text,
             } = gate;
-            let (player_id, score_id) = (result.player_id, result.score_id);
             // A resend is answered from its first receipt: nothing about it is checked,
             // spent or written again.
-            let (stored, code) =
-                if let Some(first) = results::stored_result(sql, player_id, score_id)? {
-                    (first, result_codes::assign(sql, player_id, score_id)?)
-                } else {
-                    if let Some(text) = &result.text
-                        && !texts::is_stored(sql, text.hash())?
-                        && !spend_new_text()
-                    {
-                        return Ok(Recording::TooManyTexts);
-                    }
-                    let Some(result) =
-                        gates::gate(sql, result, &save, weekly_board, &gates, spend_hold)?
-                    else {
-                        return Ok(Recording::HeldTooOften);
-                    };
-                    if let Some(refusal) = log_digests::spend(sql, &result)? {
-                        return Ok(Recording::Refused(refusal));
-                    }
-                    if results::insert_result(sql, &result)? {
-                        gates::bound_pending(sql, &result, &gates)?;
-                        if let Some(text) = &result.text {
-                            texts::store(sql, text, result.player_id, result.received_at)?;
-                        }
-                        let code = result_codes::assign_new(sql, player_id, score_id)?;
-                        (StoredResult::from(&result), code)
-                    } else {
-                        // Stored since it was looked for: on PostgreSQL a concurrent
-                        // receipt of the same game may have committed (the insert waited
-                        // for it). Otherwise its seed is taken.
-                        match results::stored_result(sql, player_id, score_id)? {
-                            Some(first) => (first, result_codes::assign(sql, player_id, score_id)?),
-                            None => return Ok(Recording::SeedReused),
-                        }
-                    }
+            let (stored, code) = if let Some(first) = receipt {
+                (first, result_codes::assign(sql, player_id, score_id)?)
+            } else {
+                if let Some(text) = &result.text
+                    && !texts::is_stored(sql, text.hash())?
+                    && !spend_new_text()
+                {
+                    return Ok(Recording::TooManyTexts);
+                }
+                let Some(result) = gates::gate(
+                    sql,
+                    result,
+                    &save,
+                    mode_best,
+                    weekly_board,
+                    &gates,
+                    spend_hold,
+                )?
+                else {
+                    return Ok(Recording::HeldTooOften);
                 };
+                if let Some(refusal) = log_digests::spend(sql, &result)? {
+                    return Ok(Recording::Refused(refusal));
+                }
+                if results::insert_result(sql, &result)? {
+                    gates::bound_pending(sql, &result, &gates)?;
+                    if let Some(text) = &result.text {
+                        texts::store(sql, text, result.player_id, result.received_at)?;
+                    }
+                    let code = result_codes::assign_new(sql, player_id, score_id)?;
+                    (StoredResult::from(&result), code)
+                } else {
+                    // Stored since it was looked for: on PostgreSQL a concurrent
+                    // receipt of the same game may have committed (the insert waited
+                    // for it). Otherwise its seed is taken.
+                    match results::stored_result(sql, player_id, score_id)? {
+                        Some(first) => (first, result_codes::assign(sql, player_id, score_id)?),
+                        None => return Ok(Recording::SeedReused),
+                    }
+                }
+            };
             let held = !stored.state.is_public() || save.hidden;
             let game = Game {
                 player_id,
