@@ -52,3 +52,57 @@ async fn a_failing_write_does_not_undo_the_rest_of_its_batch() {
         .unwrap();
     assert_eq!(usize::try_from(stored).unwrap(), succeeded);
 }
+
+/// Only held and suspicious results are indexed for the operator's lists, and those
+/// lists' filters use these partial indexes (migration V10).
+#[tokio::test]
+async fn held_and_suspicious_results_have_partial_indexes() {
+    let data = tempfile::TempDir::new().unwrap();
+    let path = data.path().join("keydo.sqlite3");
+    let location = Location::Sqlite(path.clone());
+    let store = tokio::task::spawn_blocking(move || Store::open(&location))
+        .await
+        .unwrap()
+        .unwrap();
+    drop(store);
+    let db = rusqlite::Connection::open(&path).unwrap();
+    for (index, filter) in [
+        ("results_held", "state = 'held'"),
+        ("results_suspicious", "suspicious = 1"),
+    ] {
+        let definition: String = db
+            .query_row(
+                "SELECT sql FROM sqlite_master WHERE type = 'index' AND name = ?1",
+                [index],
+                |row| row.get(0),
+            )
+            .unwrap();
+        assert!(
+            definition.ends_with(&format!("WHERE {filter}")),
+            "{definition}"
+        );
+        let plan: Vec<String> = db
+            .prepare(&format!(
+                "EXPLAIN QUERY PLAN SELECT score_id FROM results WHERE {filter}
+                 ORDER BY received_at LIMIT 10"
+            ))
+            .unwrap()
+            .query_map([], |row| row.get::<_, String>(3))
+            .unwrap()
+            .collect::<Result<_, _>>()
+            .unwrap();
+        assert!(
+            plan.iter().any(|step| step.contains(index)),
+            "{filter}: {plan:?}"
+        );
+    }
+    let whole_table: i64 = db
+        .query_row(
+            "SELECT COUNT(*) FROM sqlite_master WHERE type = 'index'
+             AND name IN ('results_by_state')",
+            [],
+            |row| row.get(0),
+        )
+        .unwrap();
+    assert_eq!(whole_table, 0, "the index of every result's state is gone");
+}
