@@ -35,5 +35,6 @@ bench: dist server
 	node scripts/bench-practice.mjs
 	scripts/bench-server.sh
 	scripts/with-postgres.sh --durable node scripts/bench-deploy.mjs
+	scripts/with-postgres.sh --durable node scripts/bench-postgres.mjs
 	scripts/with-postgres.sh --durable node scripts/bench-boards.mjs
 	node scripts/chaos.mjs --games 500

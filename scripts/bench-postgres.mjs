@@ -13,7 +13,8 @@
 //    PostgreSQL pinned to CPU 1; each server pinned to CPU 0 in its own cgroup allowed
 //    QUOTA % of a CPU; one wrk per server, pinned to CPU 0, each with
 //    CONNECTIONS_PER_SERVER connections, more than a server's share can answer.
-//    1, 2 and 3 servers on one database; the ratios to one server are the result.
+//    ROUNDS rounds of 1, 2 and 3 servers on one database; the ratios to each round's
+//    one server, and their medians, are the result.
 //    Needs root and the cgroup v1 `cpu` controller or cgroup v2.
 //
 // Every request is a real `words` game the server verifies by replay (docs/replay.md),
@@ -35,6 +36,8 @@ const GAMES = Number(process.env.GAMES ?? 40);
 const QUOTA = Number(process.env.QUOTA ?? 10);
 // Each server gets the same load, so more servers are offered more.
 const CONNECTIONS_PER_SERVER = Number(process.env.CONNECTIONS_PER_SERVER ?? 16);
+// Rounds of 1, 2 and 3 servers: each round's ratios are to its own one-server run.
+const ROUNDS = Number(process.env.ROUNDS ?? 3);
 const PARTS = (process.env.PARTS ?? 'cost,quotas').split(',');
 const UNLIMITED = ['--rate-limit-per-ip', '1000000000', '--rate-limit-per-identity', '1000000000',
   '--rate-limit-saves', '1000000000'];
@@ -210,45 +213,55 @@ async function quotas() {
     `server to PostgreSQL without TLS; ${DURATION} per run`);
   // PostgreSQL on its own CPU; the backends it forks later inherit the pin.
   execFileSync('sh', ['-c', `for pid in ${postmaster} $(pgrep -P ${postmaster}); do taskset -a -p -c 1 $pid >/dev/null; done`]);
-  const results = [];
-  for (const count of [1, 2, 3]) {
-    const database = postgres.createDatabase();
-    const servers = [];
-    const groups = [];
-    for (let n = 0; n < count; n++) {
-      const server = await keydo(['--database-url', `${database.url}?sslmode=disable`]);
-      running.add(server);
-      execFileSync('taskset', ['-a', '-p', '-c', '0', String(server.pid)], { stdio: 'ignore' });
-      const group = cpuGroup(`keydo-bench-server-${n}`, QUOTA);
-      // Every thread: on v1 `cgroup.procs` moves the whole process.
-      group.add(server.pid);
-      servers.push(server);
-      groups.push(group);
-    }
-    const scripts = [];
-    for (const server of servers) scripts.push(scoresScript(await tokens(server.origin, Math.ceil(PLAYERS / count))));
-    const before = { postgres: postgresSeconds(), servers: servers.map((server) => cpuSeconds(server.pid)) };
-    const runs = await Promise.all(servers.map((server, n) =>
-      wrk(server.origin, scripts[n], { connections: CONNECTIONS_PER_SERVER, cpu: 0 })));
-    const postgresCpu = postgresSeconds() - before.postgres;
-    const serverCpu = servers.map((server, n) => cpuSeconds(server.pid) - before.servers[n]);
-    const rps = runs.reduce((sum, run) => sum + run.rps, 0);
-    const requests = runs.reduce((sum, run) => sum + run.requests, 0);
-    const p99 = Math.max(...runs.map((run) => run.p99));
-    results.push(rps);
-    const seconds = Number.parseFloat(DURATION);
-    console.log(`${count} server${count > 1 ? 's' : ' '}  ${String(Math.round(rps)).padStart(6)} req/s  ` +
-      `(${(rps / results[0]).toFixed(2)}x one)  worst p99 ${p99.toFixed(1)} ms  PostgreSQL ` +
-      `${((postgresCpu / seconds) * 100).toFixed(0)} % of its CPU, ${ms(postgresCpu, requests)} ms per request; ` +
-      `servers ${serverCpu.map((cpu) => `${((cpu / seconds) * 100).toFixed(0)} %`).join(', ')} of a CPU, ` +
-      `${ms(serverCpu.reduce((sum, cpu) => sum + cpu, 0), requests)} ms per request`);
-    for (const server of servers) {
-      await server.stop();
-      running.delete(server);
-    }
-    for (const group of groups) group.remove();
-    database.drop();
+  const ratios = { 2: [], 3: [] };
+  for (let round = 1; round <= ROUNDS; round++) {
+    console.log(`round ${round}`);
+    const one = await quotaRun(1);
+    for (const count of [2, 3]) ratios[count].push((await quotaRun(count, one)) / one);
   }
+  const median = (values) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
+  console.log(`median over ${ROUNDS} rounds: 2 servers ${median(ratios[2]).toFixed(2)}x one, ` +
+    `3 servers ${median(ratios[3]).toFixed(2)}x one`);
+}
+
+/** One run of `count` servers under quotas; returns its req/s. */
+async function quotaRun(count, one) {
+  const database = postgres.createDatabase();
+  const servers = [];
+  const groups = [];
+  for (let n = 0; n < count; n++) {
+    const server = await keydo(['--database-url', `${database.url}?sslmode=disable`]);
+    running.add(server);
+    execFileSync('taskset', ['-a', '-p', '-c', '0', String(server.pid)], { stdio: 'ignore' });
+    const group = cpuGroup(`keydo-bench-server-${n}`, QUOTA);
+    // Every thread: on v1 `cgroup.procs` moves the whole process.
+    group.add(server.pid);
+    servers.push(server);
+    groups.push(group);
+  }
+  const scripts = [];
+  for (const server of servers) scripts.push(scoresScript(await tokens(server.origin, Math.ceil(PLAYERS / count))));
+  const before = { postgres: postgresSeconds(), servers: servers.map((server) => cpuSeconds(server.pid)) };
+  const runs = await Promise.all(servers.map((server, n) =>
+    wrk(server.origin, scripts[n], { connections: CONNECTIONS_PER_SERVER, cpu: 0 })));
+  const postgresCpu = postgresSeconds() - before.postgres;
+  const serverCpu = servers.map((server, n) => cpuSeconds(server.pid) - before.servers[n]);
+  const rps = runs.reduce((sum, run) => sum + run.rps, 0);
+  const requests = runs.reduce((sum, run) => sum + run.requests, 0);
+  const p99 = Math.max(...runs.map((run) => run.p99));
+  const seconds = Number.parseFloat(DURATION);
+  console.log(`${count} server${count > 1 ? 's' : ' '}  ${String(Math.round(rps)).padStart(6)} req/s  ` +
+    `(${(rps / (one ?? rps)).toFixed(2)}x one)  worst p99 ${p99.toFixed(1)} ms  PostgreSQL ` +
+    `${((postgresCpu / seconds) * 100).toFixed(0)} % of its CPU, ${ms(postgresCpu, requests)} ms per request; ` +
+    `servers ${serverCpu.map((cpu) => `${((cpu / seconds) * 100).toFixed(0)} %`).join(', ')} of a CPU, ` +
+    `${ms(serverCpu.reduce((sum, cpu) => sum + cpu, 0), requests)} ms per request`);
+  for (const server of servers) {
+    await server.stop();
+    running.delete(server);
+  }
+  for (const group of groups) group.remove();
+  database.drop();
+  return rps;
 }
 
 try {
