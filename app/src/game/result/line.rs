@@ -17,6 +17,9 @@ enum Copied {
 #[component]
 pub fn ResultLine(line: Signal<String>) -> impl IntoView {
     let (copied, set_copied) = signal(None::<Copied>);
+    // The text, notifying only when it changes: `line` is derived from the saving
+    // state, which moves (a delivery tried offline) without changing the text.
+    let line = Memo::new(move |_| line.get());
     let copy = move |_| {
         let text = line.get_untracked();
         spawn_local(async move {
@@ -28,7 +31,7 @@ pub fn ResultLine(line: Signal<String>) -> impl IntoView {
             set_copied.set(Some(outcome));
         });
     };
-    // A new line (its code arrived) has not been copied yet.
+    // A new line (its code arrived) has not been copied yet; the same line still is.
     Effect::new(move |_| {
         line.track();
         set_copied.set(None);
