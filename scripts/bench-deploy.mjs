@@ -16,12 +16,12 @@
 //
 // Needs the release build (make dist server), wrk, nginx and openssl.
 import { execFileSync } from 'node:child_process';
-import { readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { readFileSync, rmSync } from 'node:fs';
 import { connect } from 'node:net';
-import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { startNginx, testCertificate, testPostgres } from '../tests/e2e/deploy.mjs';
 import { ROOT, freePort, startServer, tempDir } from '../tests/e2e/harness.mjs';
+import { scoresScript, tokens } from './bench/verified-games.mjs';
 
 const DURATION = process.env.DURATION ?? '10s';
 const CONNECTIONS = Number(process.env.CONNECTIONS ?? 32);
@@ -36,31 +36,6 @@ execFileSync('cargo', ['build', '--release', '-q', '-p', 'keydo-server', '--exam
   { cwd: ROOT, stdio: 'inherit' });
 const certificate = testCertificate();
 const postgres = testPostgres();
-
-/** `count` saves' tokens, created straight on a server. */
-async function tokens(origin, count) {
-  const out = [];
-  for (let i = 0; i < count; i++) {
-    const response = await fetch(`${origin}/api/saves`, {
-      method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}',
-    });
-    out.push((await response.json()).token);
-  }
-  return out;
-}
-
-/** wrk's script: the saves' verified games, then scripts/bench/post-verified.lua. */
-function scoresScript(tokenList) {
-  const now = Date.now();
-  const tokensFile = join(work, `tokens-${now}`);
-  const bodies = join(work, `bodies-${now}.lua`);
-  writeFileSync(tokensFile, tokenList.join('\n'));
-  const examples = join(process.env.CARGO_TARGET_DIR ?? join(ROOT, 'target'), 'release', 'examples');
-  execFileSync(join(examples, 'verified_bodies'), ['words', tokensFile, String(GAMES), String(now), bodies]);
-  const path = join(work, `post-scores-${now}.lua`);
-  writeFileSync(path, readFileSync(bodies, 'utf8') + readFileSync(join(ROOT, 'scripts', 'bench', 'post-verified.lua'), 'utf8'));
-  return path;
-}
 
 /** Runs wrk and prints one line: requests/s, p99, non-2xx answers. */
 function wrk(label, url, script) {
@@ -84,7 +59,7 @@ async function throughput() {
   const port = await freePort();
   const sqlite = await keydo([], port);
   const nginx = await startNginx({ upstreams: [new URL(sqlite.origin).host], certificate, port });
-  const script = scoresScript(await tokens(sqlite.origin, PLAYERS));
+  const script = scoresScript(work, await tokens(sqlite.origin, PLAYERS), GAMES);
   console.log('SQLite: synchronous = FULL (every commit fsynced)');
   wrk('1 server, SQLite, direct (HTTP)', sqlite.origin, script);
   wrk('1 server, SQLite, through nginx (HTTPS)', nginx.origin, script);
@@ -103,7 +78,7 @@ async function throughput() {
     const proxy = await startNginx({
       upstreams: servers.map((s) => new URL(s.origin).host), certificate, port: publicPort,
     });
-    const pgScript = scoresScript(await tokens(servers[0].origin, PLAYERS));
+    const pgScript = scoresScript(work, await tokens(servers[0].origin, PLAYERS), GAMES);
     if (count === 1) console.log(durability(database));
     if (count === 1) wrk('1 server, PostgreSQL, direct (HTTP)', servers[0].origin, pgScript);
     wrk(`${count} server${count > 1 ? 's' : ''}, PostgreSQL, through nginx (HTTPS)`, proxy.origin, pgScript);

@@ -25,6 +25,7 @@ import { existsSync, mkdirSync, readFileSync, readdirSync, rmSync, rmdirSync, wr
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { testPostgres } from '../tests/e2e/deploy.mjs';
+import { scoresScript, tokens } from './bench/verified-games.mjs';
 import { ROOT, startServer, tempDir } from '../tests/e2e/harness.mjs';
 
 const DURATION = process.env.DURATION ?? '5s';
@@ -53,32 +54,6 @@ if (!postgres || !process.env.KEYDO_TEST_POSTGRES_PID) {
 const postmaster = Number(process.env.KEYDO_TEST_POSTGRES_PID);
 /** Servers to stop if a run fails. */
 const running = new Set();
-
-/** `count` saves' tokens, created straight on a server. */
-async function tokens(origin, count) {
-  const out = [];
-  for (let i = 0; i < count; i++) {
-    const response = await fetch(`${origin}/api/saves`, {
-      method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}',
-    });
-    out.push((await response.json()).token);
-  }
-  return out;
-}
-
-/** wrk's script: the saves' verified games, then scripts/bench/post-verified.lua. */
-function scoresScript(tokenList, games = GAMES) {
-  const stamp = `${Date.now()}-${Math.random().toString(36).slice(2)}`;
-  const tokensFile = join(work, `tokens-${stamp}`);
-  const bodies = join(work, `bodies-${stamp}.lua`);
-  writeFileSync(tokensFile, tokenList.join('\n'));
-  const examples = join(process.env.CARGO_TARGET_DIR ?? join(ROOT, 'target'), 'release', 'examples');
-  execFileSync(join(examples, 'verified_bodies'), ['words', tokensFile, String(games), String(Date.now()), bodies]);
-  const path = join(work, `post-scores-${stamp}.lua`);
-  writeFileSync(path, readFileSync(bodies, 'utf8') +
-    readFileSync(join(ROOT, 'scripts', 'bench', 'post-verified.lua'), 'utf8'));
-  return path;
-}
 
 /** CPU seconds (user + system) a process has used; with `children`, its waited-for children's too. */
 function cpuSeconds(pid, children = false) {
@@ -155,8 +130,8 @@ async function cost() {
     const db = own ?? database;
     db.query('CREATE EXTENSION IF NOT EXISTS pg_stat_statements');
     // Warm the server's caches and PostgreSQL's connections and statements on other saves.
-    await wrk(server.origin, scoresScript(await tokens(server.origin, 64), 4), { duration: '2s' });
-    const script = scoresScript(await tokens(server.origin, PLAYERS));
+    await wrk(server.origin, scoresScript(work, await tokens(server.origin, 64), 4), { duration: '2s' });
+    const script = scoresScript(work, await tokens(server.origin, PLAYERS), GAMES);
     db.query('SELECT pg_stat_statements_reset(), pg_stat_reset()');
     const commits = () => Number(db.query(
       'SELECT xact_commit FROM pg_stat_database WHERE datname = current_database()'));
@@ -240,7 +215,7 @@ async function quotaRun(count, one) {
     groups.push(group);
   }
   const scripts = [];
-  for (const server of servers) scripts.push(scoresScript(await tokens(server.origin, Math.ceil(PLAYERS / count))));
+  for (const server of servers) scripts.push(scoresScript(work, await tokens(server.origin, Math.ceil(PLAYERS / count)), GAMES));
   const before = { postgres: postgresSeconds(), servers: servers.map((server) => cpuSeconds(server.pid)) };
   const runs = await Promise.all(servers.map((server, n) =>
     wrk(server.origin, scripts[n], { connections: CONNECTIONS_PER_SERVER, cpu: 0 })));

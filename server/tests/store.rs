@@ -3,17 +3,22 @@
 
 use keydo_server::store::{Location, Store};
 use keydo_server::store::{NewSave, Player};
+use std::path::PathBuf;
 use uuid::Uuid;
+
+/// A store on a new SQLite file at `path`, its migrations applied.
+async fn open_sqlite(path: PathBuf) -> Store {
+    tokio::task::spawn_blocking(move || Store::open(&Location::Sqlite(path)))
+        .await
+        .unwrap()
+        .unwrap()
+}
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_failing_write_does_not_undo_the_rest_of_its_batch() {
     let data = tempfile::TempDir::new().unwrap();
     let path = data.path().join("keydo.sqlite3");
-    let location = Location::Sqlite(path.clone());
-    let store = tokio::task::spawn_blocking(move || Store::open(&location))
-        .await
-        .unwrap()
-        .unwrap();
+    let store = open_sqlite(path.clone()).await;
     // Every fifth save reuses the first one's token hash, which must be unique.
     let writes = (0..100).map(|n| {
         let store = store.clone();
@@ -59,11 +64,7 @@ async fn a_failing_write_does_not_undo_the_rest_of_its_batch() {
 async fn held_and_suspicious_results_have_partial_indexes() {
     let data = tempfile::TempDir::new().unwrap();
     let path = data.path().join("keydo.sqlite3");
-    let location = Location::Sqlite(path.clone());
-    let store = tokio::task::spawn_blocking(move || Store::open(&location))
-        .await
-        .unwrap()
-        .unwrap();
+    let store = open_sqlite(path.clone()).await;
     drop(store);
     let db = rusqlite::Connection::open(&path).unwrap();
     for (index, filter) in [

@@ -45,6 +45,18 @@ struct Connection {
     last_used: Instant,
 }
 
+impl Connection {
+    /// Runs `f` on the connection's parts and notes when it was last used.
+    fn run<R>(
+        &mut self,
+        f: impl FnOnce(&mut Client, &mut HashMap<String, Statement>, &mut bool) -> R,
+    ) -> R {
+        let result = f(&mut self.client, &mut self.statements, &mut self.broken);
+        self.last_used = Instant::now();
+        result
+    }
+}
+
 /// How long after its last use a pooled connection is handed out unchecked: under load
 /// a connection is reused within milliseconds and the check would be a round trip per
 /// request; one idle longer is checked (an empty query) first. A database that goes
@@ -114,20 +126,13 @@ impl Postgres {
     ) -> Result<R, StoreError> {
         let pool = Arc::clone(&self.pool);
         tokio::task::spawn_blocking(move || {
-            let mut connection = pool.get()?;
-            let Connection {
-                client,
-                statements,
-                broken,
-                last_used,
-            } = &mut *connection;
-            let result = f(&mut PostgresSql {
-                client,
-                statements,
-                broken,
-            });
-            *last_used = Instant::now();
-            result
+            pool.get()?.run(|client, statements, broken| {
+                f(&mut PostgresSql {
+                    client,
+                    statements,
+                    broken,
+                })
+            })
         })
         .await?
     }
@@ -141,14 +146,7 @@ impl Postgres {
         tokio::task::spawn_blocking(move || {
             let connection = pool.get();
             metrics().write_batch(1);
-            let mut connection = connection?;
-            let Connection {
-                client,
-                statements,
-                broken,
-                last_used,
-            } = &mut *connection;
-            let result = (|| {
+            connection?.run(|client, statements, broken| {
                 let mut transaction = client.transaction().map_err(|error| note(error, broken))?;
                 let result = f(&mut PostgresSql {
                     client: &mut transaction,
@@ -157,9 +155,7 @@ impl Postgres {
                 })?;
                 transaction.commit().map_err(|error| note(error, broken))?;
                 Ok(result)
-            })();
-            *last_used = Instant::now();
-            result
+            })
         })
         .await?
     }
