@@ -206,6 +206,33 @@ pub struct ProfileAnswer {
     pub conflicts: Vec<Conflict>,
 }
 
+/// `POST /api/saves/me/operations`: up to [`crate::profile::OPERATIONS_PER_REQUEST`] profile
+/// operations of one device, in the order it made them, each under its own key
+/// (docs/api.md, "Profile").
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct ProfileOperations {
+    pub operations: Vec<KeyedOperation>,
+}
+
+/// One operation of [`ProfileOperations`], as `PATCH /api/saves/me` takes it: its
+/// `Idempotency-Key` and its body.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct KeyedOperation {
+    pub idempotency_key: Uuid,
+    pub operation: ProfileOperation,
+}
+
+/// `200` from `POST /api/saves/me/operations`: the answers to the first operations, in
+/// order. Fewer answers than operations means the next one was refused; sent first in
+/// a request of its own, it gets its refusal.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ProfileAnswers {
+    pub answers: Vec<ProfileAnswer>,
+}
+
 /// The profile after the operation.
 impl From<&ProfileAnswer> for Confirmed {
     fn from(answer: &ProfileAnswer) -> Confirmed {

@@ -1,4 +1,4 @@
-//! `PATCH /api/saves/me`: one profile operation, applied once per `Idempotency-Key`,
+//! `PATCH /api/saves/me` and `POST /api/saves/me/operations`: profile operations, each applied once per `Idempotency-Key`,
 //! a stale one settled field by field by its policy, on every database
 //! (docs/api.md, "Profile").
 
@@ -10,8 +10,10 @@ use common::scenarios::me;
 use common::{
     Options, TestServer, assert_error, body_json, client_addr, post_json, with_token, words_game,
 };
-use keydo_core::api::{IDEMPOTENCY_KEY_HEADER, ProfileAnswer, SaveCreated};
+use keydo_core::api::{IDEMPOTENCY_KEY_HEADER, ProfileAnswer, ProfileAnswers, SaveCreated};
+use keydo_core::profile::OPERATIONS_PER_REQUEST;
 use keydo_server::clock::Clock;
+use keydo_server::store::KeyedOperation;
 use serde_json::{Value, json};
 use tower::ServiceExt;
 use uuid::Uuid;
@@ -412,8 +414,13 @@ async fn concurrent_operations_with_one_key_apply_once() {
             let (store, operation) = (stores[n % 2].clone(), operation.clone());
             let player = save.player_id;
             tokio::spawn(async move {
+                let keyed = KeyedOperation {
+                    key_sha256: "k".repeat(64),
+                    request_sha256: "r".repeat(64),
+                    operation,
+                };
                 store
-                    .apply_operation(player, "k".repeat(64), "r".repeat(64), operation, 10, 0)
+                    .apply_operations(player, vec![keyed], 10, 0)
                     .await
                     .unwrap()
             })
@@ -426,5 +433,156 @@ async fn concurrent_operations_with_one_key_apply_once() {
         let shown = me(&server, save.token).await;
         assert_eq!(shown.version, 3);
         assert!(shown.profile.settings.sound);
+    }
+}
+
+fn post_operations(token: Uuid, operations: &[(Uuid, Value)]) -> Request<Body> {
+    let operations: Vec<Value> = operations
+        .iter()
+        .map(|(key, operation)| json!({ "idempotencyKey": key, "operation": operation }))
+        .collect();
+    let mut request = post_json(
+        "/api/saves/me/operations",
+        &json!({ "operations": operations }),
+    );
+    let bearer = format!("Bearer {token}").parse().unwrap();
+    request.headers_mut().insert(header::AUTHORIZATION, bearer);
+    request
+}
+
+async fn answers(server: &TestServer, request: Request<Body>) -> Vec<ProfileAnswer> {
+    let response = server.send(request).await;
+    assert_eq!(response.status(), 200);
+    let body: ProfileAnswers = serde_json::from_value(body_json(response).await).unwrap();
+    body.answers
+}
+
+#[tokio::test]
+async fn operations_sent_together_apply_in_order_and_stop_at_the_first_refused() {
+    let test = "operations_sent_together_apply_in_order_and_stop_at_the_first_refused";
+    for server in TestServer::on_every_database(test, Options::default()).await {
+        named_save(&server, "Bob").await;
+        let save = named_save(&server, "Ann").await;
+        let keys: Vec<Uuid> = (0..4).map(|_| Uuid::new_v4()).collect();
+        let line = [
+            (
+                keys[0],
+                operation(
+                    1,
+                    json!({ "settings": { "theme": "system" } }),
+                    json!({ "settings": { "theme": "dark" } }),
+                    1,
+                ),
+            ),
+            (
+                keys[1],
+                operation(
+                    1,
+                    json!({ "settings": { "fontSize": 20 } }),
+                    json!({ "settings": { "fontSize": 18 } }),
+                    2,
+                ),
+            ),
+            (
+                keys[2],
+                operation(
+                    1,
+                    json!({ "displayName": "Ann" }),
+                    json!({ "displayName": "Bob" }),
+                    3,
+                ),
+            ),
+            (
+                keys[3],
+                operation(
+                    1,
+                    json!({ "settings": { "sound": false } }),
+                    json!({ "settings": { "sound": true } }),
+                    4,
+                ),
+            ),
+        ];
+        // The first two apply, in order; the third is refused, so the fourth waits.
+        let first = answers(&server, post_operations(save.token, &line)).await;
+        assert_eq!(first.iter().map(|a| a.version).collect::<Vec<_>>(), [2, 3]);
+        assert_eq!(first[1].profile.settings.theme.id(), "dark");
+        assert_eq!(first[1].profile.settings.font_size, 18);
+        let shown = me(&server, save.token).await;
+        assert_eq!((shown.version, shown.profile.settings.sound), (3, false));
+        // Sent first, the refused one gets its refusal, and nothing after it applies.
+        let refused = server.send(post_operations(save.token, &line[2..])).await;
+        assert_error(refused, 422, "NAME_TAKEN").await;
+        assert_eq!(me(&server, save.token).await.version, 3);
+        // A resend of answered operations is answered from the records, whether it
+        // comes together or one by one; nothing applies twice.
+        assert_eq!(
+            answers(&server, post_operations(save.token, &line[..2])).await,
+            first
+        );
+        let key = keys[1].to_string();
+        assert_eq!(
+            apply_with(&server, save.token, &key, &line[1].1).await,
+            first[1]
+        );
+        assert_eq!(server.count_rows("profile_operations").await, 2);
+        // The last goes once the player's line moves past the refused one.
+        let last = answers(&server, post_operations(save.token, &line[3..])).await;
+        assert_eq!((last[0].version, last[0].profile.settings.sound), (4, true));
+    }
+}
+
+#[tokio::test]
+async fn a_request_carries_one_to_sixteen_operations() {
+    let test = "a_request_carries_one_to_sixteen_operations";
+    for server in TestServer::on_every_database(test, Options::default()).await {
+        let save = named_save(&server, "Ann").await;
+        let sound = operation(
+            1,
+            json!({ "settings": { "sound": false } }),
+            json!({ "settings": { "sound": true } }),
+            1,
+        );
+        let none = server.send(post_operations(save.token, &[])).await;
+        assert_error(none, 422, "INVALID_BODY").await;
+        let many: Vec<(Uuid, Value)> = (0..=OPERATIONS_PER_REQUEST)
+            .map(|_| (Uuid::new_v4(), sound.clone()))
+            .collect();
+        let too_many = server.send(post_operations(save.token, &many)).await;
+        assert_error(too_many, 422, "INVALID_BODY").await;
+        assert_eq!(me(&server, save.token).await.version, 1, "nothing applied");
+        let answered = answers(
+            &server,
+            post_operations(save.token, &many[..OPERATIONS_PER_REQUEST]),
+        )
+        .await;
+        // The first sets the sound; the same change again finds it made.
+        assert_eq!(answered.len(), OPERATIONS_PER_REQUEST);
+        assert!(answered.iter().all(|answer| answer.version == 2));
+        // An invalid operation ends the request like a refused one.
+        let huge = operation(
+            2,
+            json!({ "settings": { "fontSize": 20 } }),
+            json!({ "settings": { "fontSize": 99 } }),
+            2,
+        );
+        let caret = operation(
+            2,
+            json!({ "settings": { "caret": "line" } }),
+            json!({ "settings": { "caret": "block" } }),
+            3,
+        );
+        let line = [(Uuid::new_v4(), caret), (Uuid::new_v4(), huge)];
+        let answered = answers(&server, post_operations(save.token, &line)).await;
+        assert_eq!(answered.len(), 1);
+        assert_eq!(answered[0].version, 3);
+        let invalid = server.send(post_operations(save.token, &line[1..])).await;
+        assert_error(invalid, 422, "INVALID_SETTING").await;
+        let anonymous = server
+            .send(post_json(
+                "/api/saves/me/operations",
+                &json!({ "operations": [] }),
+            ))
+            .await;
+        assert_error(anonymous, 401, "UNAUTHORIZED").await;
     }
 }

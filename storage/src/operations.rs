@@ -7,7 +7,8 @@
 //!
 //! A step reads the confirmed profile, the summary, the last key and the first
 //! records of the store — the operations kept to be shown, which come first, and the
-//! first [`LOADED_IN_LINE`] queued — a page or two, however long the line.
+//! first queued ones the step holds ([`LOADED_IN_LINE`] to queue a change, more for a
+//! flush's) — a page or two, however long the line.
 
 use crate::StorageError;
 use crate::db::{Db, META, OPERATIONS};
@@ -29,7 +30,7 @@ impl Db {
     /// version 0, no name.
     pub async fn profile_queue(&self) -> Result<ProfileQueue, StorageError> {
         self.transact(&[META, OPERATIONS], TransactionMode::ReadOnly, async |tx| {
-            Ok(load(tx).await?.0)
+            Ok(load(tx, LOADED_IN_LINE).await?.0)
         })
         .await
     }
@@ -40,18 +41,29 @@ impl Db {
         &self,
         step: impl FnOnce(&mut ProfileQueue) -> (R, Vec<Write>),
     ) -> Result<(R, ProfileQueue), StorageError> {
+        self.update_profile_queue_holding(LOADED_IN_LINE, step)
+            .await
+    }
+
+    /// [`Db::update_profile_queue`] on a queue that holds the first `holding` queued
+    /// operations (a flush's step: `keydo_core::profile::held_for_sending`).
+    pub async fn update_profile_queue_holding<R>(
+        &self,
+        holding: usize,
+        step: impl FnOnce(&mut ProfileQueue) -> (R, Vec<Write>),
+    ) -> Result<(R, ProfileQueue), StorageError> {
         self.transact(
             &[META, OPERATIONS],
             TransactionMode::ReadWrite,
             async |tx| {
-                let (mut queue, summarized) = load(tx).await?;
+                let (mut queue, summarized) = load(tx, holding).await?;
                 let meta = tx.store(META)?;
                 if summarized {
                     put(&meta, SUMMARY_KEY, queue.summary()).await?;
                 }
                 let (result, writes) = step(&mut queue);
                 let operations = tx.store(OPERATIONS)?;
-                for write in writes {
+                for write in Write::coalesced(writes) {
                     match write {
                         Write::Put(operation) => {
                             let seq = JsValue::from(operation.seq as f64);
@@ -71,10 +83,10 @@ impl Db {
     }
 }
 
-/// Loads the ends of the line; `true` when its summary had to be made from the whole
-/// line, to be stored: a line stored by an earlier release, which kept none, or
-/// changed by a tab of one since.
-async fn load(tx: &Transaction) -> Result<(ProfileQueue, bool), StorageError> {
+/// Loads the ends of the line, holding its first `holding` queued operations; `true`
+/// when its summary had to be made from the whole line, to be stored: a line stored by
+/// an earlier release, which kept none, or changed by a tab of one since.
+async fn load(tx: &Transaction, holding: usize) -> Result<(ProfileQueue, bool), StorageError> {
     let meta = tx.store(META)?;
     let confirmed = get(&meta, CONFIRMED_KEY)
         .await?
@@ -84,15 +96,18 @@ async fn load(tx: &Transaction) -> Result<(ProfileQueue, bool), StorageError> {
         });
     let operations = tx.store(OPERATIONS)?;
     if let Some(summary) = get::<LineSummary>(&meta, SUMMARY_KEY).await? {
-        let held = head_of_line(&operations).await?;
+        let held = head_of_line(&operations, holding).await?;
         let last_seq = operations
             .scan(None, Some(1), None, Some(Direction::Prev))
             .await?
             .first()
             .and_then(|(key, _)| key.as_f64())
             .map(|seq| seq as u64);
-        if summary.holds_for(&held, last_seq) {
-            return Ok((ProfileQueue::loaded(confirmed, held, summary), false));
+        if summary.holds_for(&held, last_seq, holding) {
+            return Ok((
+                ProfileQueue::loaded(confirmed, held, summary, holding),
+                false,
+            ));
         }
     }
     let whole: Vec<QueuedOperation> = operations
@@ -101,12 +116,16 @@ async fn load(tx: &Transaction) -> Result<(ProfileQueue, bool), StorageError> {
         .into_iter()
         .map(from_js)
         .collect::<Result<_, _>>()?;
-    Ok((ProfileQueue::new(confirmed, whole), true))
+    Ok((ProfileQueue::new(confirmed, whole, holding), true))
 }
 
-/// The kept operations, which come first, and the first [`LOADED_IN_LINE`] queued:
-/// pages of [`PAGE`] records until those are in.
-async fn head_of_line(operations: &Store) -> Result<Vec<QueuedOperation>, StorageError> {
+/// The kept operations, which come first, and the first `holding` queued: pages of
+/// at least [`PAGE`] records until those are in.
+async fn head_of_line(
+    operations: &Store,
+    holding: usize,
+) -> Result<Vec<QueuedOperation>, StorageError> {
+    let page_size = PAGE.max(holding as u32 + 1);
     let mut held: Vec<QueuedOperation> = Vec::new();
     loop {
         let after = held
@@ -114,12 +133,12 @@ async fn head_of_line(operations: &Store) -> Result<Vec<QueuedOperation>, Storag
             .map(|last| KeyRange::lower_bound(&JsValue::from(last.seq as f64), Some(true)))
             .transpose()
             .map_err(rexie::Error::from)?;
-        let page = operations.get_all(after, Some(PAGE)).await?;
-        let full = page.len() == PAGE as usize;
+        let page = operations.get_all(after, Some(page_size)).await?;
+        let full = page.len() == page_size as usize;
         for value in page {
             held.push(from_js(value)?);
         }
-        if !full || held.iter().filter(|op| op.is_queued()).count() >= LOADED_IN_LINE {
+        if !full || held.iter().filter(|op| op.is_queued()).count() >= holding {
             return Ok(held);
         }
     }

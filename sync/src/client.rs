@@ -8,8 +8,8 @@ use crate::Transport;
 use crate::deadline::Deadline;
 use gloo_net::http::{Request, RequestBuilder, Response};
 use keydo_core::api::{
-    CreateSave, Credentials, ErrorBody, IDEMPOTENCY_KEY_HEADER, ProfileAnswer, Save, SaveCreated,
-    ScoreAck, ScoreSubmission,
+    CreateSave, Credentials, ErrorBody, IDEMPOTENCY_KEY_HEADER, KeyedOperation, ProfileAnswer,
+    ProfileAnswers, ProfileOperations, Save, SaveCreated, ScoreAck, ScoreSubmission,
 };
 use keydo_core::profile::QueuedOperation;
 use keydo_core::sync::classify::{Failure, REQUEST_TIMEOUT_MS};
@@ -52,14 +52,23 @@ impl Transport for Http {
         .await
     }
 
-    async fn patch_profile(
+    async fn send_profile(
         &self,
         credentials: &Credentials,
-        operation: &QueuedOperation,
-    ) -> Result<ProfileAnswer, Failure> {
-        let request = Request::patch("/api/saves/me")
-            .header(IDEMPOTENCY_KEY_HEADER, &operation.operation_id.to_string());
-        call(request, Some(credentials), Some(&operation.request())).await
+        operations: &[QueuedOperation],
+    ) -> Result<Vec<ProfileAnswer>, Failure> {
+        let body = ProfileOperations {
+            operations: operations
+                .iter()
+                .map(|operation| KeyedOperation {
+                    idempotency_key: operation.operation_id,
+                    operation: operation.request(),
+                })
+                .collect(),
+        };
+        let request = Request::post("/api/saves/me/operations");
+        let answered: ProfileAnswers = call(request, Some(credentials), Some(&body)).await?;
+        Ok(answered.answers)
     }
 }
 

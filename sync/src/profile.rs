@@ -1,66 +1,78 @@
-//! The profile operations inside a flush (docs/profile.md): the head of the line is
-//! sent, answered, and only then the next, so the server applies a device's changes in
-//! the order they were made. A resend after a lost answer carries the same key and
-//! body, and the server answers it from its record.
+//! The profile operations inside a flush (docs/profile.md): the head of the line goes
+//! with up to [`OPERATIONS_PER_REQUEST`] after it in one request, which the server
+//! applies in order, and only once they are answered the next request goes, so the
+//! server applies a device's changes in the order they were made. A resend after a
+//! lost answer carries the same keys and bodies, and the server answers each from its
+//! record.
 
 use crate::Transport;
 use crate::flush::{Flush, SyncError, now_ms};
-use keydo_core::profile::{Confirmed, Conflict};
+use keydo_core::profile::{
+    Confirmed, Conflict, OPERATIONS_PER_REQUEST, ProfileQueue, QueuedOperation, Write,
+    held_for_sending,
+};
 use keydo_core::sync::classify::Disposition;
 use keydo_core::sync::coalesce::FlushKind;
 use uuid::Uuid;
+
+/// An answered operation, to store in the next step.
+type Answered = (Uuid, Confirmed, Vec<Conflict>);
 
 impl<T: Transport> Flush<'_, T> {
     /// Sends the operations in line that `kind` makes due, head first, until one waits.
     pub(crate) async fn send_profile(&mut self, kind: FlushKind) -> Result<(), SyncError> {
         let in_line = self.db().await?.profile_queue().await?.in_line();
-        // An answer is stored in the step that picks the next head: one connection
-        // and one transaction per operation sent.
-        let mut answered: Option<(Uuid, Confirmed, Vec<Conflict>)> = None;
-        // Each pass answers or takes out one operation, or stops.
+        // The answers to a request are stored in the step that picks the next one:
+        // one connection and one transaction per request sent.
+        let mut answered: Vec<Answered> = Vec::new();
+        // Each pass answers or takes out at least one operation, or stops.
         for _ in 0..in_line {
-            // The head is picked and marked as sent in one transaction.
-            let (head, _) = self
+            let answers = std::mem::take(&mut answered);
+            // The operations to send are picked and marked as sent in one transaction.
+            let (sending, _) = self
                 .db()
                 .await?
-                .update_profile_queue(|queue| {
-                    let mut writes = answered
-                        .take()
-                        .map_or_else(Vec::new, |(id, confirmed, conflicts)| {
-                            queue.applied(id, confirmed, conflicts)
-                        });
-                    let head = queue.next_due(now_ms(), kind).cloned();
-                    if let Some(head) = &head {
-                        writes.extend(queue.sending(head.operation_id));
+                .update_profile_queue_holding(held_for_sending(answers.len()), |queue| {
+                    let mut writes = store_answers(queue, answers);
+                    let sending: Vec<QueuedOperation> = queue
+                        .next_due(now_ms(), kind, OPERATIONS_PER_REQUEST)
+                        .cloned()
+                        .collect();
+                    for operation in &sending {
+                        writes.extend(queue.sending(operation.operation_id));
                     }
-                    (head, writes)
+                    (sending, writes)
                 })
                 .await?;
-            let Some(head) = head else {
+            let Some(head) = sending.first().map(|operation| operation.operation_id) else {
                 break;
             };
-            let id = head.operation_id;
             let sent = self
                 .with_save(async |transport, credentials| {
-                    transport.patch_profile(credentials, &head).await
+                    transport.send_profile(credentials, &sending).await
                 })
                 .await?;
             match sent {
-                Ok(answer) => {
-                    let confirmed = Confirmed::from(&answer);
-                    self.report.profile_sent += 1;
-                    if answer.conflicts.iter().any(Conflict::lost) {
-                        self.report.profile_conflicts += 1;
+                // Those left unanswered stay at the head of the line; the first of them
+                // goes first in the next request and gets its refusal.
+                Ok(answers) if !answers.is_empty() => {
+                    for (operation, answer) in sending.iter().zip(answers) {
+                        self.report.profile_sent += 1;
+                        if answer.conflicts.iter().any(Conflict::lost) {
+                            self.report.profile_conflicts += 1;
+                        }
+                        let confirmed = Confirmed::from(&answer);
+                        answered.push((operation.operation_id, confirmed, answer.conflicts));
                     }
-                    answered = Some((id, confirmed, answer.conflicts));
                 }
+                Ok(_) => break,
                 Err((request, failure)) => {
                     let (disposition, _) = self
                         .db()
                         .await?
                         .update_profile_queue(|queue| {
                             match queue.failed(
-                                id,
+                                head,
                                 request,
                                 &failure,
                                 now_ms(),
@@ -80,13 +92,23 @@ impl<T: Transport> Flush<'_, T> {
                 }
             }
         }
-        // The last answer, when no pass was left to pick a next head.
-        if let Some((id, confirmed, conflicts)) = answered {
+        // The last answers, when no pass was left to pick a next request.
+        if !answered.is_empty() {
             self.db()
                 .await?
-                .update_profile_queue(|queue| ((), queue.applied(id, confirmed, conflicts)))
+                .update_profile_queue_holding(held_for_sending(answered.len()), |queue| {
+                    ((), store_answers(queue, answered))
+                })
                 .await?;
         }
         Ok(())
     }
+}
+
+/// The writes that take answered operations out of the line, in the order sent.
+fn store_answers(queue: &mut ProfileQueue, answers: Vec<Answered>) -> Vec<Write> {
+    answers
+        .into_iter()
+        .flat_map(|(id, confirmed, conflicts)| queue.applied(id, confirmed, conflicts))
+        .collect()
 }

@@ -26,11 +26,12 @@ pub trait Transport {
     /// `GET /api/saves/me`: the save and the bests the server holds for it.
     async fn fetch_save(&self, credentials: &Credentials) -> Result<Save, Failure>;
 
-    /// `PATCH /api/saves/me` for one profile operation, under its `operationId` as the
-    /// `Idempotency-Key`.
-    async fn patch_profile(
+    /// `POST /api/saves/me/operations`: profile operations in the order they were
+    /// made, each under its `operationId` as its key. The answers to the first ones, in
+    /// order; fewer than sent when the next was refused. A failure is the first one's.
+    async fn send_profile(
         &self,
         credentials: &Credentials,
-        operation: &QueuedOperation,
-    ) -> Result<ProfileAnswer, Failure>;
+        operations: &[QueuedOperation],
+    ) -> Result<Vec<ProfileAnswer>, Failure>;
 }

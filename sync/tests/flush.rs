@@ -32,9 +32,13 @@ wasm_bindgen_test_configure!(run_in_browser);
 #[derive(Debug, Clone, PartialEq, Eq)]
 enum Call {
     CreateSave(Uuid),
-    Submit { token: Uuid, score_id: Uuid },
+    Submit {
+        token: Uuid,
+        score_id: Uuid,
+    },
     FetchSave(Uuid),
-    Patch(Uuid),
+    /// A request of profile operations, by their keys.
+    SendProfile(Vec<Uuid>),
 }
 
 #[derive(Default)]
@@ -50,12 +54,13 @@ struct Scripted {
     bests: RefCell<HashMap<Mode, i64>>,
     /// Values above this are accepted but held for review (docs/replay.md).
     holds_above: RefCell<Option<i64>>,
-    patch_failures: RefCell<VecDeque<Failure>>,
+    /// Failures of the next requests of profile operations (the first operation's).
+    profile_failures: RefCell<VecDeque<Failure>>,
     /// The profile, and the answer kept per `Idempotency-Key`.
     profile: RefCell<Option<ProfileRecord>>,
     profile_answers: RefCell<HashMap<Uuid, ProfileAnswer>>,
-    /// Lose the answer to the next profile operation after applying it.
-    lose_next_patch_answer: RefCell<bool>,
+    /// Lose the answer to the next request of profile operations after applying them.
+    lose_next_profile_answer: RefCell<bool>,
     /// Restore the server from an empty backup after this many more scores.
     restore_after_scores: RefCell<Option<usize>>,
 }
@@ -203,39 +208,43 @@ impl Transport for Scripted {
         })
     }
 
-    async fn patch_profile(
+    async fn send_profile(
         &self,
         credentials: &Credentials,
-        operation: &QueuedOperation,
-    ) -> Result<ProfileAnswer, Failure> {
-        self.calls
-            .borrow_mut()
-            .push(Call::Patch(operation.operation_id));
-        if let Some(failure) = self.patch_failures.borrow_mut().pop_front() {
+        operations: &[QueuedOperation],
+    ) -> Result<Vec<ProfileAnswer>, Failure> {
+        let keys = operations.iter().map(|op| op.operation_id).collect();
+        self.calls.borrow_mut().push(Call::SendProfile(keys));
+        if let Some(failure) = self.profile_failures.borrow_mut().pop_front() {
             return Err(failure);
         }
         if !self.known_tokens.borrow().contains(&credentials.token) {
             return Err(unknown_save());
         }
-        let answer = self
-            .profile_answers
-            .borrow_mut()
-            .entry(operation.operation_id)
-            .or_insert_with(|| {
-                let mut profile = self.profile.borrow_mut();
-                let resolution = profile.as_ref().unwrap().resolve(&operation.request());
-                *profile = Some(resolution.record.clone());
-                ProfileAnswer {
-                    version: resolution.record.version,
-                    profile: resolution.record.profile,
-                    conflicts: resolution.conflicts,
-                }
+        // Applied in order, each once per key.
+        let answers = operations
+            .iter()
+            .map(|operation| {
+                self.profile_answers
+                    .borrow_mut()
+                    .entry(operation.operation_id)
+                    .or_insert_with(|| {
+                        let mut profile = self.profile.borrow_mut();
+                        let resolution = profile.as_ref().unwrap().resolve(&operation.request());
+                        *profile = Some(resolution.record.clone());
+                        ProfileAnswer {
+                            version: resolution.record.version,
+                            profile: resolution.record.profile,
+                            conflicts: resolution.conflicts,
+                        }
+                    })
+                    .clone()
             })
-            .clone();
-        if self.lose_next_patch_answer.replace(false) {
+            .collect();
+        if self.lose_next_profile_answer.replace(false) {
             return Err(Failure::Network);
         }
-        Ok(answer)
+        Ok(answers)
     }
 }
 
@@ -655,12 +664,13 @@ async fn change(db: &Db, value: FieldValue) -> Uuid {
     id
 }
 
-fn patched(server: &Scripted) -> Vec<Uuid> {
+/// The requests of profile operations sent, by their operations' keys.
+fn profile_requests(server: &Scripted) -> Vec<Vec<Uuid>> {
     server
         .calls()
         .into_iter()
         .filter_map(|c| match c {
-            Call::Patch(id) => Some(id),
+            Call::SendProfile(keys) => Some(keys),
             _ => None,
         })
         .collect()
@@ -677,7 +687,7 @@ async fn profile_changes_go_in_order_after_the_save_is_made_and_a_lost_answer_ap
     );
     let server = Scripted::default();
     server
-        .patch_failures
+        .profile_failures
         .borrow_mut()
         .push_back(Failure::Network);
     let report = flush_with(&db.name(), &server, FlushKind::Automatic)
@@ -688,9 +698,13 @@ async fn profile_changes_go_in_order_after_the_save_is_made_and_a_lost_answer_ap
         report.next_retry_at.is_some(),
         "the head waits out a backoff"
     );
-    assert_eq!(patched(&server), [first], "the line stops at its head");
+    assert_eq!(
+        profile_requests(&server),
+        [vec![first, second]],
+        "one request, and the line waits with its head"
+    );
 
-    *server.lose_next_patch_answer.borrow_mut() = true;
+    *server.lose_next_profile_answer.borrow_mut() = true;
     let report = flush_with(&db.name(), &server, FlushKind::Manual)
         .await
         .unwrap();
@@ -699,7 +713,7 @@ async fn profile_changes_go_in_order_after_the_save_is_made_and_a_lost_answer_ap
         .await
         .unwrap();
     assert_eq!(report.profile_sent, 2);
-    assert_eq!(patched(&server), [first, first, first, second]);
+    assert_eq!(profile_requests(&server), vec![vec![first, second]; 3]);
     let record = server.profile.borrow().clone().unwrap();
     assert_eq!(
         record.version, 3,
@@ -719,14 +733,18 @@ async fn a_refused_profile_change_leaves_the_line_for_the_next() {
     let next = change(&db, FieldValue::Sound(true)).await;
     let server = Scripted::default();
     server
-        .patch_failures
+        .profile_failures
         .borrow_mut()
         .push_back(Failure::http(422, Some("NAME_TAKEN"), None));
     let report = flush_with(&db.name(), &server, FlushKind::Automatic)
         .await
         .unwrap();
     assert_eq!((report.profile_refused, report.profile_sent), (1, 1));
-    assert_eq!(patched(&server), [refused, next]);
+    assert_eq!(
+        profile_requests(&server),
+        [vec![refused, next], vec![next]],
+        "the refusal is the first operation's; the next goes first in a request of its own"
+    );
     let queue = db.profile_queue().await.unwrap();
     let kept: Vec<_> = queue
         .operations()
@@ -743,4 +761,30 @@ async fn a_refused_profile_change_leaves_the_line_for_the_next() {
         "the refused name is not shown"
     );
     assert!(queue.local().settings.sound);
+}
+
+#[wasm_bindgen_test]
+async fn a_long_line_goes_sixteen_operations_a_request_in_order() {
+    let (db, _) = db_with(&[]).await;
+    let mut made = Vec::new();
+    for i in 0..20 {
+        let value = if i % 2 == 0 {
+            FieldValue::Theme([Theme::Dark, Theme::Light][i / 2 % 2])
+        } else {
+            FieldValue::Sound(i % 4 == 1)
+        };
+        made.push(change(&db, value).await);
+    }
+    let server = Scripted::default();
+    let report = flush_with(&db.name(), &server, FlushKind::Automatic)
+        .await
+        .unwrap();
+    assert_eq!(report.profile_sent, 20);
+    let requests = profile_requests(&server);
+    assert_eq!(requests, [made[..16].to_vec(), made[16..].to_vec()]);
+    let record = server.profile.borrow().clone().unwrap();
+    let queue = db.profile_queue().await.unwrap();
+    assert_eq!((queue.in_line(), queue.queued().count()), (0, 0));
+    assert_eq!(queue.confirmed().version, record.version);
+    assert_eq!(queue.local(), record.profile);
 }

@@ -16,6 +16,8 @@ export const SCORES = 'POST /api/scores';
 export const SAVES = 'POST /api/saves';
 /** The save with the server's bests (restore healing). */
 export const SAVE_ME = 'GET /api/saves/me';
+/** Profile operations, several to a request, each with its key in the body. */
+export const PROFILE_OPERATIONS = 'POST /api/saves/me/operations';
 
 /**
  * A fault rule, by `kind`:
@@ -213,6 +215,7 @@ export async function startFaultProxy(upstreamOrigin, { seed = newSeed() } = {})
     req.on('end', () => {
       const body = Buffer.concat(chunks);
       if (log && route === SCORES) submissions.push(Object.assign(log, { body: JSON.parse(body) }));
+      if (log && route === PROFILE_OPERATIONS) log.body = JSON.parse(body);
       const answer = (status, headers, text) => {
         log && (log.status = status);
         res.writeHead(status, headers);

@@ -2,9 +2,10 @@
 //! changes a device made and has not yet had answered, in the order it made them.
 //!
 //! Each operation gets its `operationId` (the `Idempotency-Key`) and its place in line
-//! when it is queued, and keeps both through every resend and restart. Only the head of
-//! the line is sent; the next goes once the head is answered, so the server sees a
-//! device's changes in the order the player made them. The page shows the profile as
+//! when it is queued, and keeps both through every resend and restart. The head of the
+//! line goes first, with up to [`OPERATIONS_PER_REQUEST`] after it in the same request,
+//! which the server applies in order; the next request goes once those are answered, so
+//! the server sees a device's changes in the order the player made them. The page shows the profile as
 //! the server last confirmed it with every queued change applied on top, so a change
 //! shows at once, offline too.
 //!
@@ -13,10 +14,11 @@
 //!
 //! A step needs only the ends of the line, so that is what a [`ProfileQueue`] holds:
 //! the operations kept to be shown (answered with a conflict or refused: they leave
-//! from the head, so they come before every queued one), the first
-//! [`LOADED_IN_LINE`] still queued, and a [`LineSummary`] of the rest — how many are
-//! in line, the last place taken, and per field the value the last queued change
-//! sets. A step costs the same with 1,000 changes in line as with one.
+//! from the head, so they come before every queued one), the first few still queued
+//! ([`LOADED_IN_LINE`] to queue a change, [`held_for_sending`] for a flush's step), and
+//! a [`LineSummary`] of the rest — how many are in line, the last place taken, and per
+//! field the value the last queued change sets. A step costs the same with 1,000
+//! changes in line as with one.
 
 use super::field::{Changes, Field, Profile};
 use super::resolve::{Conflict, ProfileOperation};
@@ -96,9 +98,19 @@ impl QueuedOperation {
     }
 }
 
-/// How many of the queued operations a [`ProfileQueue`] holds: the head, which a step
-/// sends or answers, and the one after it, which the head's answer may rebase.
+/// How many of the queued operations a [`ProfileQueue`] holds for a change: the head
+/// and the one after it, which the head's answer may rebase.
 pub const LOADED_IN_LINE: usize = 2;
+
+/// How many operations one request carries at most (`POST /api/saves/me/operations`).
+pub const OPERATIONS_PER_REQUEST: usize = 16;
+
+/// How many queued operations a flush's step holds, which stores the answers to
+/// `answers` operations: those, the next request's, and the one after them, which the
+/// last answer may rebase.
+pub fn held_for_sending(answers: usize) -> usize {
+    answers + OPERATIONS_PER_REQUEST + 1
+}
 
 /// What to store after a step.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -111,6 +123,36 @@ pub enum Write {
     Confirmed(Confirmed),
     /// Store the line's summary.
     Summary(LineSummary),
+}
+
+impl Write {
+    /// What it writes to: a record of the line by its place, or one of the two kept
+    /// beside it.
+    fn target(&self) -> (u8, u64) {
+        match self {
+            Write::Put(operation) => (0, operation.seq),
+            Write::Delete(seq) => (0, *seq),
+            Write::Confirmed(_) => (1, 0),
+            Write::Summary(_) => (2, 0),
+        }
+    }
+
+    /// The writes that leave the store as all of `writes` in order would: the last one
+    /// to each record. A step that stores many answers rewrites the summary and the
+    /// confirmed profile with each; only the last of those needs storing.
+    pub fn coalesced(writes: Vec<Write>) -> Vec<Write> {
+        let last: BTreeMap<(u8, u64), usize> = writes
+            .iter()
+            .enumerate()
+            .map(|(index, write)| (write.target(), index))
+            .collect();
+        writes
+            .into_iter()
+            .enumerate()
+            .filter(|(index, write)| last[&write.target()] == *index)
+            .map(|(_, write)| write)
+            .collect()
+    }
 }
 
 /// The line beyond the operations a [`ProfileQueue`] holds, kept beside them so no
@@ -145,12 +187,17 @@ impl LineSummary {
     }
 
     /// Whether this summary holds for a store whose head reads `held` (the kept
-    /// operations and the first queued ones) and whose last place is `last_seq`. It
+    /// operations and the first `holding` queued) and whose last place is `last_seq`. It
     /// does not when a tab of an earlier release, which keeps no summary, changed the
     /// line: the caller then makes it again from the whole line.
-    pub fn holds_for(&self, held: &[QueuedOperation], last_seq: Option<u64>) -> bool {
+    pub fn holds_for(
+        &self,
+        held: &[QueuedOperation],
+        last_seq: Option<u64>,
+        holding: usize,
+    ) -> bool {
         let queued = held.iter().filter(|op| op.is_queued()).count();
-        queued.min(LOADED_IN_LINE) == self.in_line.min(LOADED_IN_LINE)
+        queued.min(holding) == self.in_line.min(holding)
             && last_seq.is_none_or(|last| last <= self.last_seq)
     }
 
@@ -188,24 +235,29 @@ pub struct ProfileQueue {
 }
 
 impl ProfileQueue {
-    /// The queue of a whole stored line.
-    pub fn new(confirmed: Confirmed, operations: Vec<QueuedOperation>) -> ProfileQueue {
+    /// The queue of a whole stored line, holding its first `holding` queued.
+    pub fn new(
+        confirmed: Confirmed,
+        operations: Vec<QueuedOperation>,
+        holding: usize,
+    ) -> ProfileQueue {
         let summary = LineSummary::of(&operations);
-        ProfileQueue::loaded(confirmed, operations, summary)
+        ProfileQueue::loaded(confirmed, operations, summary, holding)
     }
 
     /// The queue as loaded: `operations` holds at least the kept ones and the first
-    /// [`LOADED_IN_LINE`] queued (more are dropped), `summary` the line.
+    /// `holding` queued (more are dropped), `summary` the line.
     pub fn loaded(
         confirmed: Confirmed,
         mut operations: Vec<QueuedOperation>,
         summary: LineSummary,
+        holding: usize,
     ) -> ProfileQueue {
         operations.sort_by_key(|operation| operation.seq);
         let mut queued = 0;
         operations.retain(|op| {
             queued += usize::from(op.is_queued());
-            !op.is_queued() || queued <= LOADED_IN_LINE
+            !op.is_queued() || queued <= holding
         });
         ProfileQueue {
             confirmed,
@@ -227,7 +279,7 @@ impl ProfileQueue {
         &self.operations
     }
 
-    /// The first operations still to be sent (up to [`LOADED_IN_LINE`]), in order.
+    /// The first operations still to be sent (those held), in order.
     pub fn queued(&self) -> impl Iterator<Item = &QueuedOperation> {
         self.operations.iter().filter(|op| op.is_queued())
     }
@@ -272,12 +324,18 @@ impl ProfileQueue {
         vec![Write::Put(operation), Write::Summary(self.summary.clone())]
     }
 
-    /// The operation a flush of `kind` sends now: the head of the line, if it is due
-    /// (strict order: a head that waits holds back the rest).
-    pub fn next_due(&self, now_ms: u64, kind: FlushKind) -> Option<&QueuedOperation> {
+    /// The operations a flush of `kind` sends now, in one request: the head of the line
+    /// and those after it, up to `max`, as long as each is due (strict order: one that
+    /// waits holds back the rest).
+    pub fn next_due(
+        &self,
+        now_ms: u64,
+        kind: FlushKind,
+        max: usize,
+    ) -> impl Iterator<Item = &QueuedOperation> {
         self.queued()
-            .next()
-            .filter(|head| head.sync.is_due(now_ms, kind))
+            .take_while(move |operation| operation.sync.is_due(now_ms, kind))
+            .take(max)
     }
 
     /// When the head of the line is due again, if it waits.

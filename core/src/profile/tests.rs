@@ -88,7 +88,7 @@ struct Device {
 impl Device {
     fn new(server: &Server, id_base: u128) -> Device {
         Device {
-            queue: ProfileQueue::new(server.confirmed(), Vec::new()),
+            queue: ProfileQueue::new(server.confirmed(), Vec::new(), LOADED_IN_LINE),
             stored_ops: BTreeMap::new(),
             stored_confirmed: server.confirmed(),
             stored_summary: LineSummary::default(),
@@ -112,13 +112,57 @@ impl Device {
         self.queue = self.load();
     }
 
-    /// The ends of the stored line, as storage loads them for a step.
+    /// The ends of the stored line, as storage loads them to queue a change.
     fn load(&self) -> ProfileQueue {
+        self.load_holding(LOADED_IN_LINE)
+    }
+
+    /// The ends of the stored line, holding the first `holding` queued.
+    fn load_holding(&self, holding: usize) -> ProfileQueue {
         ProfileQueue::loaded(
             self.stored_confirmed.clone(),
             self.stored_ops.values().cloned().collect(),
             self.stored_summary.clone(),
+            holding,
         )
+    }
+
+    /// Sends the line as a flush does, up to [`OPERATIONS_PER_REQUEST`] operations a
+    /// request: each step holds what [`held_for_sending`] asks, stores the answers to
+    /// the request before and marks the next request's operations as sent. The answers
+    /// to the requests numbered in `lost` never arrive. Returns the requests sent.
+    fn flush_in_requests(&mut self, server: &mut Server, lost: &[usize]) -> usize {
+        let mut answers: Vec<(Uuid, Confirmed, Vec<Conflict>)> = Vec::new();
+        for request in 0..1_000 {
+            self.queue = self.load_holding(held_for_sending(answers.len()));
+            let mut writes = Vec::new();
+            for (id, confirmed, conflicts) in answers.drain(..) {
+                writes.extend(self.queue.applied(id, confirmed, conflicts));
+            }
+            let sent: Vec<QueuedOperation> = self
+                .queue
+                .next_due(T0, FlushKind::Manual, OPERATIONS_PER_REQUEST)
+                .cloned()
+                .collect();
+            for operation in &sent {
+                writes.extend(self.queue.sending(operation.operation_id));
+            }
+            self.store(writes);
+            if sent.is_empty() {
+                return request;
+            }
+            // The server applies a request's operations in order.
+            let replies = sent.iter().map(|operation| {
+                let (confirmed, conflicts) =
+                    server.patch(operation.operation_id, &operation.request());
+                (operation.operation_id, confirmed, conflicts)
+            });
+            let replies: Vec<_> = replies.collect();
+            if !lost.contains(&request) {
+                answers = replies;
+            }
+        }
+        panic!("the line did not drain in 1,000 requests");
     }
 
     /// The ids still in line, as stored.
@@ -158,7 +202,11 @@ impl Device {
 
     /// Sends the head, if one is due; returns its key.
     fn send(&mut self, server: &mut Server, delivery: Delivery, now_ms: u64) -> Option<Uuid> {
-        let head = self.queue.next_due(now_ms, FlushKind::Manual)?.clone();
+        let head = self
+            .queue
+            .next_due(now_ms, FlushKind::Manual, 1)
+            .next()?
+            .clone();
         let write = self.queue.sending(head.operation_id);
         self.store(write);
         if delivery != Delivery::Cut {
@@ -263,7 +311,8 @@ fn a_cut_network_stops_the_line_and_it_resumes_with_the_same_keys() {
     assert!(
         device
             .queue
-            .next_due(T0 + 3, FlushKind::Automatic)
+            .next_due(T0 + 3, FlushKind::Automatic, OPERATIONS_PER_REQUEST)
+            .next()
             .is_none(),
         "the head waits out its backoff, and the line behind it waits too"
     );
@@ -326,7 +375,8 @@ fn a_change_queued_behind_a_sent_one_goes_on_the_answered_version() {
     // The first is on its way when the player changes the name again.
     let head = device
         .queue
-        .next_due(T0 + 2, FlushKind::Automatic)
+        .next_due(T0 + 2, FlushKind::Automatic, 1)
+        .next()
         .unwrap()
         .clone();
     let sending = device.queue.sending(first);
@@ -629,7 +679,8 @@ fn a_step_holds_the_ends_of_a_long_line_and_its_summary_the_rest() {
     // The head is answered: one step writes a handful of records, whatever the length.
     let head = device
         .queue
-        .next_due(T0, FlushKind::Manual)
+        .next_due(T0, FlushKind::Manual, 1)
+        .next()
         .unwrap()
         .clone();
     let (confirmed, conflicts) = server.patch(head.operation_id, &head.request());
@@ -660,13 +711,121 @@ fn a_summary_left_behind_by_an_earlier_release_is_told_apart() {
     device.change(name("Cy"), T0 + 2).unwrap();
     let held: Vec<QueuedOperation> = device.stored_ops.values().cloned().collect();
     let summary = device.stored_summary.clone();
-    assert!(summary.holds_for(&held[..2], Some(3)));
+    assert!(summary.holds_for(&held[..2], Some(3), LOADED_IN_LINE));
     assert!(
-        summary.holds_for(&held, Some(3)),
+        summary.holds_for(&held, Some(3), LOADED_IN_LINE),
         "a page may hold more of the line"
     );
     // An earlier release queued a fourth change without a summary...
-    assert!(!summary.holds_for(&held[..2], Some(4)));
+    assert!(!summary.holds_for(&held[..2], Some(4), LOADED_IN_LINE));
     // ...or answered the head and the one after it.
-    assert!(!summary.holds_for(&held[2..], Some(3)));
+    assert!(!summary.holds_for(&held[2..], Some(3), LOADED_IN_LINE));
+}
+
+#[test]
+fn a_line_goes_a_request_of_operations_at_a_time_in_order_and_once() {
+    let mut server = Server::new();
+    let mut device = Device::new(&server, 0xE00);
+    let themes = [Theme::Dark, Theme::Light];
+    let mut queued = Vec::new();
+    for i in 0..40 {
+        let value = match i % 3 {
+            0 => FieldValue::Theme(themes[i % 2]),
+            1 => FieldValue::FontSize(16 + 2 * (i as u8 % 4)),
+            _ => name(&format!("Bo{i}")),
+        };
+        queued.push(device.change(value, T0 + i as u64).unwrap());
+    }
+    device.restart();
+    // 40 operations are three requests; the answer to the second is lost, so it goes
+    // again and is answered from the server's records.
+    let requests = device.flush_in_requests(&mut server, &[1]);
+    assert_eq!(requests, 4);
+    assert_eq!(
+        server.applied, queued,
+        "each applied once, in the order made"
+    );
+    assert_eq!(device.queue.in_line(), 0);
+    assert_eq!(device.local(), server.record.profile);
+    assert_eq!(device.queue.confirmed().version, server.record.version);
+    assert!(device.lost_conflicts().is_empty());
+}
+
+#[test]
+fn a_waiting_head_holds_back_the_whole_request() {
+    let mut server = Server::new();
+    let mut device = Device::new(&server, 0xF00);
+    let first = device.change(name("Bo"), T0).unwrap();
+    device.change(FieldValue::Sound(true), T0 + 1).unwrap();
+    assert_eq!(device.send(&mut server, Delivery::Cut, T0 + 2), Some(first));
+    device.queue = device.load_holding(held_for_sending(0));
+    let due: Vec<Uuid> = device
+        .queue
+        .next_due(T0 + 2, FlushKind::Automatic, OPERATIONS_PER_REQUEST)
+        .map(|operation| operation.operation_id)
+        .collect();
+    assert!(due.is_empty(), "{due:?}");
+    let due = device
+        .queue
+        .next_due(T0 + 2, FlushKind::Manual, OPERATIONS_PER_REQUEST)
+        .count();
+    assert_eq!(
+        due, 2,
+        "a retry sends the head and the one after it together"
+    );
+}
+
+#[test]
+fn coalesced_writes_leave_the_store_as_all_of_them_do() {
+    let mut server = Server::new();
+    let mut device = Device::new(&server, 0x1100);
+    for i in 0..12 {
+        let theme = [Theme::Dark, Theme::Light][i % 2];
+        device
+            .change(FieldValue::Theme(theme), T0 + i as u64)
+            .unwrap();
+    }
+    device.queue = device.load_holding(held_for_sending(0));
+    let sent: Vec<QueuedOperation> = device
+        .queue
+        .next_due(T0, FlushKind::Manual, OPERATIONS_PER_REQUEST)
+        .cloned()
+        .collect();
+    let mut writes = Vec::new();
+    for operation in &sent {
+        writes.extend(device.queue.sending(operation.operation_id));
+    }
+    for operation in &sent[..8] {
+        let (confirmed, conflicts) = server.patch(operation.operation_id, &operation.request());
+        writes.extend(
+            device
+                .queue
+                .applied(operation.operation_id, confirmed, conflicts),
+        );
+    }
+    let mut each = (
+        device.stored_ops.clone(),
+        device.stored_confirmed.clone(),
+        device.stored_summary.clone(),
+    );
+    let coalesced = Write::coalesced(writes.clone());
+    assert!(
+        coalesced.len() < writes.len() / 2,
+        "{} of {}",
+        coalesced.len(),
+        writes.len()
+    );
+    device.store(coalesced);
+    for write in writes {
+        match write {
+            Write::Put(op) => drop(each.0.insert(op.seq, op)),
+            Write::Delete(seq) => drop(each.0.remove(&seq)),
+            Write::Confirmed(confirmed) => each.1 = confirmed,
+            Write::Summary(summary) => each.2 = summary,
+        }
+    }
+    assert_eq!(device.stored_ops, each.0);
+    assert_eq!(device.stored_confirmed, each.1);
+    assert_eq!(device.stored_summary, each.2);
+    assert_eq!(device.queue.in_line(), 4);
 }

@@ -1,5 +1,5 @@
 //! The `Idempotency-Key` of the requests that change something (`POST /api/saves`,
-//! `PATCH /api/saves/me`, `POST /api/devices`), what the server keeps under it, and the
+//! `PATCH /api/saves/me`, `POST /api/saves/me/operations`, `POST /api/devices`), what the server keeps under it, and the
 //! answer it gives again from that record.
 //!
 //! The key is a UUID the client chose before its first attempt. The server stores
@@ -67,7 +67,8 @@ impl IdempotencyKey {
         })
     }
 
-    fn new(key: Uuid) -> Self {
+    /// A key that came in a request's body (one of several operations' keys).
+    pub fn new(key: Uuid) -> Self {
         let sha256 = hex::encode(Sha256::digest(key.hyphenated().to_string()));
         IdempotencyKey { key, sha256 }
     }

@@ -52,6 +52,7 @@ pub fn routes(state: &AppState) -> Router<AppState> {
                 .layer(from_fn_with_state(state.clone(), saves::replay)),
         )
         .route("/saves/me", get(saves::me).patch(profile::apply))
+        .route("/saves/me/operations", post(profile::apply_in_order))
         .route("/scores", post(scores::submit))
         .route("/leaderboard", get(leaderboard::show))
         .route("/boards", get(texts::board))

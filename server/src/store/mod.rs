@@ -48,7 +48,7 @@ use keydo_core::Mode;
 use keydo_core::api::{OptionsBest, ServerBest};
 pub use log_digests::log_sha256;
 pub use players::{Caller, NewSave, Player};
-pub use profiles::Operation;
+pub use profiles::{KeyedOperation, Operation};
 pub use result_codes::is_code;
 pub use results::{
     KeptLog, ListedResult, Listing, NewResult, ResultBoards, ResultState, StoredReplay,

@@ -1,5 +1,5 @@
 //! The store's side of the profile (docs/api.md, "Profile"): reading a player's
-//! record, applying one operation exactly once under its `Idempotency-Key`, and an
+//! record, applying operations in order, each exactly once under its `Idempotency-Key`, and an
 //! operator's name. The merge itself is `keydo_core::profile::ProfileRecord::resolve`.
 
 use super::creations::forget_oldest;
@@ -15,6 +15,15 @@ use uuid::Uuid;
 /// How many expired operation records each operation forgets: more than the one it
 /// adds, so the table drains back to about a day of operations.
 const FORGET_PER_OPERATION: usize = 4;
+
+/// A validated operation with the hashes of its `Idempotency-Key` and of its body as
+/// sent.
+#[derive(Debug, Clone)]
+pub struct KeyedOperation {
+    pub key_sha256: String,
+    pub request_sha256: String,
+    pub operation: ProfileOperation,
+}
 
 /// What applying a profile operation came to.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -35,55 +44,33 @@ impl Store {
         self.read(move |sql| profile_record(sql, player_id)).await
     }
 
-    /// Applies `operation` (already validated) to the player's record, once per key: in
-    /// one transaction that first takes the player's row (on PostgreSQL a row lock, so
-    /// operations of one player, from any process, take turns), then answers from a
-    /// live record of the key (made at or after `expired_before`) or resolves, stores
-    /// the record and remembers the answer.
-    pub async fn apply_operation(
+    /// Applies operations (already validated) to the player's record in order, each
+    /// once per key, in one transaction that first takes the player's row (on
+    /// PostgreSQL a row lock, so operations of one player, from any process, take
+    /// turns). Each answers from a live record of its key (made at or after
+    /// `expired_before`) or resolves, stores the record and remembers the answer. The
+    /// outcomes stop at the first that is not an answer.
+    pub async fn apply_operations(
         &self,
         player_id: Uuid,
-        key_sha256: String,
-        request_sha256: String,
-        operation: ProfileOperation,
+        operations: Vec<KeyedOperation>,
         now: i64,
         expired_before: i64,
-    ) -> Result<Operation, StoreError> {
+    ) -> Result<Vec<Operation>, StoreError> {
         self.write(move |sql| {
             if !lock_player(sql, player_id)? {
-                return Ok(Operation::NoSuchPlayer);
+                return Ok(vec![Operation::NoSuchPlayer]);
             }
-            forget_expired_operations(sql, expired_before)?;
-            if let Some((stored_request, answer)) =
-                remembered_operation(sql, player_id, &key_sha256, expired_before)?
-            {
-                return Ok(if stored_request == request_sha256 {
-                    Operation::Answered(answer)
-                } else {
-                    Operation::KeyReused
-                });
-            }
-            let record = profile_record(sql, player_id)?
-                .ok_or_else(|| StoreError::UnexpectedValue("a locked player vanished".into()))?;
-            let resolution = record.resolve(&operation);
-            let renamed = resolution.record.profile.display_name != record.profile.display_name;
-            let name_key = if renamed {
-                let key = name_key(&resolution.record.profile.display_name)?;
-                if name_taken(sql, &key, Some(player_id))? {
-                    return Ok(Operation::NameTaken);
+            let mut outcomes = Vec::with_capacity(operations.len());
+            for operation in &operations {
+                let outcome = apply_one(sql, player_id, operation, now, expired_before)?;
+                let answered = matches!(outcome, Operation::Answered(_));
+                outcomes.push(outcome);
+                if !answered {
+                    break;
                 }
-                Some(key)
-            } else {
-                None
-            };
-            save_record(sql, player_id, &resolution.record, name_key.as_deref())?;
-            let answer = ProfileAnswer {
-                version: resolution.record.version,
-                profile: resolution.record.profile,
-                conflicts: resolution.conflicts,
-            };
-            remember_operation(sql, player_id, &key_sha256, &request_sha256, &answer, now)?;
-            Ok(Operation::Answered(answer))
+            }
+            Ok(outcomes)
         })
         .await
     }
@@ -241,4 +228,52 @@ fn forget_expired_operations(sql: &mut dyn Sql, expired_before: i64) -> Result<(
 fn to_json(value: &impl serde::Serialize) -> Result<String, StoreError> {
     serde_json::to_string(value)
         .map_err(|error| StoreError::UnexpectedValue(format!("serialising: {error}")))
+}
+
+/// One operation of [`Store::apply_operations`], the player's row already taken.
+fn apply_one(
+    sql: &mut dyn Sql,
+    player_id: Uuid,
+    keyed: &KeyedOperation,
+    now: i64,
+    expired_before: i64,
+) -> Result<Operation, StoreError> {
+    forget_expired_operations(sql, expired_before)?;
+    if let Some((stored_request, answer)) =
+        remembered_operation(sql, player_id, &keyed.key_sha256, expired_before)?
+    {
+        return Ok(if stored_request == keyed.request_sha256 {
+            Operation::Answered(answer)
+        } else {
+            Operation::KeyReused
+        });
+    }
+    let record = profile_record(sql, player_id)?
+        .ok_or_else(|| StoreError::UnexpectedValue("a locked player vanished".into()))?;
+    let resolution = record.resolve(&keyed.operation);
+    let renamed = resolution.record.profile.display_name != record.profile.display_name;
+    let name_key = if renamed {
+        let key = name_key(&resolution.record.profile.display_name)?;
+        if name_taken(sql, &key, Some(player_id))? {
+            return Ok(Operation::NameTaken);
+        }
+        Some(key)
+    } else {
+        None
+    };
+    save_record(sql, player_id, &resolution.record, name_key.as_deref())?;
+    let answer = ProfileAnswer {
+        version: resolution.record.version,
+        profile: resolution.record.profile,
+        conflicts: resolution.conflicts,
+    };
+    remember_operation(
+        sql,
+        player_id,
+        &keyed.key_sha256,
+        &keyed.request_sha256,
+        &answer,
+        now,
+    )?;
+    Ok(Operation::Answered(answer))
 }
