@@ -441,13 +441,11 @@ fn post_operations(token: Uuid, operations: &[(Uuid, Value)]) -> Request<Body> {
         .iter()
         .map(|(key, operation)| json!({ "idempotencyKey": key, "operation": operation }))
         .collect();
-    let mut request = post_json(
+    let request = post_json(
         "/api/saves/me/operations",
         &json!({ "operations": operations }),
     );
-    let bearer = format!("Bearer {token}").parse().unwrap();
-    request.headers_mut().insert(header::AUTHORIZATION, bearer);
-    request
+    with_token(request, token)
 }
 
 async fn answers(server: &TestServer, request: Request<Body>) -> Vec<ProfileAnswer> {
@@ -577,6 +575,20 @@ async fn a_request_carries_one_to_sixteen_operations() {
         assert_eq!(answered[0].version, 3);
         let invalid = server.send(post_operations(save.token, &line[1..])).await;
         assert_error(invalid, 422, "INVALID_SETTING").await;
+        // One key twice in a request: its turn is taken once, and the second is
+        // answered from the first's record.
+        let theme = operation(
+            3,
+            json!({ "settings": { "theme": "system" } }),
+            json!({ "settings": { "theme": "dark" } }),
+            4,
+        );
+        let key = Uuid::new_v4();
+        let twice = [(key, theme.clone()), (key, theme)];
+        let answered = answers(&server, post_operations(save.token, &twice)).await;
+        assert_eq!(answered.len(), 2);
+        assert_eq!(answered[0], answered[1]);
+        assert_eq!(answered[0].version, 4);
         let anonymous = server
             .send(post_json(
                 "/api/saves/me/operations",
