@@ -5,8 +5,10 @@
 //! per word mode. None of it is ever in the outbox.
 
 use crate::StorageError;
-use crate::db::{Db, META};
+use crate::db::{Db, META, OUTBOX};
+use crate::outbox::all_entries;
 use crate::records::{Credentials, HealedAt, Profile, SaveRequest, SaveStart, from_js, to_js};
+use futures::try_join;
 use keydo_core::Mode;
 use keydo_core::game::board::Board;
 use keydo_core::game::options::TestOptions;
@@ -26,6 +28,14 @@ const HEALED_KEY: &str = "healedAt";
 const HELD_KEY: &str = "held";
 /// How many held results are kept to show.
 const HELD_KEPT: usize = 10;
+
+/// What the sync status shows ([`Db::sync_status`]).
+#[derive(Debug, Clone, Default)]
+pub struct SyncStatus {
+    pub outbox: Vec<OutboxEntry>,
+    pub held: Vec<HeldResult>,
+    pub verified: Vec<VerifiedResult>,
+}
 
 /// A result the server accepted but holds off the public boards until reviewed.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, serde::Deserialize)]
@@ -68,6 +78,17 @@ fn delivered_key(board: BestOf, mode: Mode) -> String {
 impl Db {
     /// The local profile; created (with `now_ms`) on first call.
     pub async fn profile(&self, now_ms: u64) -> Result<Profile, StorageError> {
+        // Read first, as every flush does: a readwrite transaction on `meta` would wait
+        // for, and hold up, the page's writes (docs/profile.md, "Where a write's time
+        // goes").
+        let stored = self
+            .transact(&[META], TransactionMode::ReadOnly, async |tx| {
+                get(&tx.store(META)?, PROFILE_KEY).await
+            })
+            .await?;
+        if let Some(profile) = stored {
+            return Ok(profile);
+        }
         self.transact(&[META], TransactionMode::ReadWrite, async |tx| {
             let meta = tx.store(META)?;
             let profile = match get(&meta, PROFILE_KEY).await? {
@@ -221,16 +242,6 @@ impl Db {
         .await
     }
 
-    /// The codes of delivered results, newest first.
-    pub async fn verified(&self) -> Result<Vec<VerifiedResult>, StorageError> {
-        self.transact(&[META], TransactionMode::ReadOnly, async |tx| {
-            Ok(get(&tx.store(META)?, VERIFIED_KEY)
-                .await?
-                .unwrap_or_default())
-        })
-        .await
-    }
-
     /// The options the player last chose for `mode` (docs/scoring.md, "Options"); the
     /// public test's until they choose any.
     pub async fn test_options(&self, mode: Mode) -> Result<TestOptions, StorageError> {
@@ -254,11 +265,23 @@ impl Db {
         .await
     }
 
-    /// The results the server holds for review, newest first.
-    pub async fn held(&self) -> Result<Vec<HeldResult>, StorageError> {
-        self.transact(&[META], TransactionMode::ReadOnly, async |tx| {
-            let held = get(&tx.store(META)?, HELD_KEY).await?.unwrap_or_default();
-            Ok(held)
+    /// What the sync status shows, in one transaction: every outbox entry (sendable
+    /// and blocked), the results the server holds for review and the codes it gave
+    /// delivered results, both newest first. Read after every trigger and flush, so its
+    /// reads go out together (docs/sync.md, "Storage").
+    pub async fn sync_status(&self) -> Result<SyncStatus, StorageError> {
+        self.transact(&[OUTBOX, META], TransactionMode::ReadOnly, async |tx| {
+            let (meta, outbox) = (tx.store(META)?, tx.store(OUTBOX)?);
+            let (outbox, held, verified) = try_join!(
+                all_entries(&outbox),
+                get(&meta, HELD_KEY),
+                get(&meta, VERIFIED_KEY),
+            )?;
+            Ok(SyncStatus {
+                outbox,
+                held: held.unwrap_or_default(),
+                verified: verified.unwrap_or_default(),
+            })
         })
         .await
     }

@@ -14,6 +14,8 @@ use crate::StorageError;
 use crate::db::{Db, META, OPERATIONS};
 use crate::meta::{get, put};
 use crate::records::{from_js, to_js};
+use futures::future::try_join_all;
+use futures::try_join;
 use keydo_core::profile::{
     Confirmed, LOADED_IN_LINE, LineSummary, Profile, ProfileQueue, QueuedOperation, Write,
 };
@@ -63,7 +65,10 @@ impl Db {
                 }
                 let (result, writes) = step(&mut queue);
                 let operations = tx.store(OPERATIONS)?;
-                for write in Write::coalesced(writes) {
+                // Issued together, in order (each future issues its request when first
+                // polled): the transaction runs them in that order, and the step waits
+                // for one round trip to the database instead of one per write.
+                try_join_all(Write::coalesced(writes).into_iter().map(|write| async {
                     match write {
                         Write::Put(operation) => {
                             let seq = JsValue::from(operation.seq as f64);
@@ -75,7 +80,9 @@ impl Db {
                         }
                         Write::Summary(summary) => put(&meta, SUMMARY_KEY, &summary).await?,
                     }
-                }
+                    Ok::<_, StorageError>(())
+                }))
+                .await?;
                 Ok((result, queue))
             },
         )
@@ -86,29 +93,29 @@ impl Db {
 /// Loads the ends of the line, holding its first `holding` queued operations; `true`
 /// when its summary had to be made from the whole line, to be stored: a line stored by
 /// an earlier release, which kept none, or changed by a tab of one since.
+///
+/// The four reads go out together: each waits for the database, and a page's main
+/// thread may render between one answer and the next request (docs/profile.md).
 async fn load(tx: &Transaction, holding: usize) -> Result<(ProfileQueue, bool), StorageError> {
     let meta = tx.store(META)?;
-    let confirmed = get(&meta, CONFIRMED_KEY)
-        .await?
-        .unwrap_or_else(|| Confirmed {
-            version: 0,
-            profile: Profile::named(""),
-        });
     let operations = tx.store(OPERATIONS)?;
-    if let Some(summary) = get::<LineSummary>(&meta, SUMMARY_KEY).await? {
-        let held = head_of_line(&operations, holding).await?;
-        let last_seq = operations
-            .scan(None, Some(1), None, Some(Direction::Prev))
-            .await?
-            .first()
-            .and_then(|(key, _)| key.as_f64())
-            .map(|seq| seq as u64);
-        if summary.holds_for(&held, last_seq, holding) {
-            return Ok((
-                ProfileQueue::loaded(confirmed, held, summary, holding),
-                false,
-            ));
-        }
+    let (confirmed, summary, held, last_seq) = try_join!(
+        get::<Confirmed>(&meta, CONFIRMED_KEY),
+        get::<LineSummary>(&meta, SUMMARY_KEY),
+        head_of_line(&operations, holding),
+        last_seq(&operations),
+    )?;
+    let confirmed = confirmed.unwrap_or_else(|| Confirmed {
+        version: 0,
+        profile: Profile::named(""),
+    });
+    if let Some(summary) = summary
+        && summary.holds_for(&held, last_seq, holding)
+    {
+        return Ok((
+            ProfileQueue::loaded(confirmed, held, summary, holding),
+            false,
+        ));
     }
     let whole: Vec<QueuedOperation> = operations
         .get_all(None, None)
@@ -117,6 +124,16 @@ async fn load(tx: &Transaction, holding: usize) -> Result<(ProfileQueue, bool), 
         .map(from_js)
         .collect::<Result<_, _>>()?;
     Ok((ProfileQueue::new(confirmed, whole, holding), true))
+}
+
+/// The store's last place in line, if it holds any operation.
+async fn last_seq(operations: &Store) -> Result<Option<u64>, StorageError> {
+    Ok(operations
+        .scan(None, Some(1), None, Some(Direction::Prev))
+        .await?
+        .first()
+        .and_then(|(key, _)| key.as_f64())
+        .map(|seq| seq as u64))
 }
 
 /// The kept operations, which come first, and the first `holding` queued: pages of

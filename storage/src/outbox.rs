@@ -90,8 +90,7 @@ impl Db {
     /// Every outbox entry, sendable and blocked, in key order.
     pub async fn outbox(&self) -> Result<Vec<OutboxEntry>, StorageError> {
         self.transact(&[OUTBOX], TransactionMode::ReadOnly, async |tx| {
-            let all = tx.store(OUTBOX)?.get_all(None, None).await?;
-            all.into_iter().map(from_js).collect()
+            all_entries(&tx.store(OUTBOX)?).await
         })
         .await
     }
@@ -274,4 +273,10 @@ async fn write_result(
         best,
         had_best: previous.is_some(),
     })
+}
+
+/// Every entry of the store `outbox`.
+pub(crate) async fn all_entries(outbox: &Store) -> Result<Vec<OutboxEntry>, StorageError> {
+    let all = outbox.get_all(None, None).await?;
+    all.into_iter().map(from_js).collect()
 }

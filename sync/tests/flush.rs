@@ -303,7 +303,7 @@ async fn a_game_waiting_for_several_boards_is_sent_once_and_its_code_kept() {
     assert_eq!(report.delivered, 1);
     assert_eq!(server.submitted(), [game.score_id], "sent once");
     assert!(db.outbox().await.unwrap().is_empty());
-    let verified = db.verified().await.unwrap();
+    let verified = db.sync_status().await.unwrap().verified;
     assert_eq!(verified.len(), 1);
     assert_eq!(verified[0].score_id, game.score_id);
     assert_eq!(verified[0].code, code_of(game.score_id));
@@ -347,9 +347,10 @@ async fn results_the_server_holds_for_review_are_kept_to_show() {
     assert_eq!((report.delivered, report.held), (3, 2));
     assert!(db.outbox().await.unwrap().is_empty(), "held is delivered");
     let held: Vec<Uuid> = db
-        .held()
+        .sync_status()
         .await
         .unwrap()
+        .held
         .iter()
         .map(|h| h.score_id)
         .collect();

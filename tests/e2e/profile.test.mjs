@@ -2,13 +2,14 @@
 // are two devices of one player, linked with a code; changes made on both while
 // offline meet by the documented policies on both pages and on the leaderboard; an
 // operator's name reset wins over changes queued before it, and both pages say so;
-// a lost answer to a profile operation is resent under its key and applied once; and a
-// name being typed is not wiped out when the profile changes under it.
+// a lost answer to a profile operation is resent under its key and applied once; a
+// name being typed is not wiped out when the profile changes under it; and a change
+// asks the service worker to deliver it only while offline.
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import { after, before, describe, test } from 'node:test';
 import { PROFILE_OPERATIONS, startFaultProxy } from './fault-proxy.mjs';
-import { SERVER_BIN, launchBrowser, readRecord, readStore, startServer } from './harness.mjs';
+import { SERVER_BIN, launchBrowser, openControlled, readRecord, readStore, startServer } from './harness.mjs';
 import { eventually, playGame, shortSeed } from './play.mjs';
 
 let browser;
@@ -78,6 +79,42 @@ async function settles(page, expected, timeout = 40_000) {
 async function notices(page) {
   return page.getByTestId('profile-notice').allTextContents();
 }
+
+test('a change made online is sent by the page alone; one made offline asks the service worker too', async () => {
+  const own = await startServer();
+  const context = await browser.newContext();
+  // Notes each Background Sync registration, and registers it as asked.
+  await context.addInitScript(() => {
+    const register = SyncManager.prototype.register;
+    window.syncRegistrations = [];
+    SyncManager.prototype.register = function (tag) {
+      window.syncRegistrations.push({ tag, online: navigator.onLine });
+      return register.call(this, tag);
+    };
+  });
+  try {
+    const page = await openControlled(context, own.origin);
+    await page.getByTestId('profile-panel').locator('summary').click();
+    const registrations = () => page.evaluate(() => window.syncRegistrations);
+
+    await page.getByTestId('setting-caret').selectOption('underline');
+    await settles(page, { caret: 'underline' });
+    assert.deepEqual(await registrations(), [], 'online, the page delivers without waking the worker');
+
+    await context.setOffline(true);
+    await page.waitForFunction(() => !navigator.onLine);
+    await page.getByTestId('setting-caret').selectOption('block');
+    await eventually(async () => (await registrations()).length === 1, 10_000);
+    assert.deepEqual(await registrations(), [{ tag: 'flush-outbox', online: false }]);
+    assert.equal((await shown(page)).queued, '1');
+
+    await context.setOffline(false);
+    await settles(page, { caret: 'block' });
+  } finally {
+    await context.close();
+    await own.stop();
+  }
+});
 
 test('a name being typed stays while the profile changes under it', async () => {
   // A server of its own: the saves it creates leave the shared server's limits alone.

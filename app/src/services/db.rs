@@ -9,22 +9,12 @@
 use keydo_core::Mode;
 use keydo_core::api::Credentials;
 use keydo_core::game::options::TestOptions;
-use keydo_core::sync::outbox::OutboxEntry;
-use keydo_storage::{Db, HeldResult, StorageError, VerifiedResult};
+use keydo_storage::{Db, StorageError, SyncStatus};
 
-/// Every outbox entry, sendable and blocked.
-pub async fn outbox() -> Result<Vec<OutboxEntry>, StorageError> {
-    Db::open().await?.outbox().await
-}
-
-/// The results the server holds for review (docs/replay.md), newest first.
-pub async fn held() -> Result<Vec<HeldResult>, StorageError> {
-    Db::open().await?.held().await
-}
-
-/// The codes the server gave delivered results, newest first.
-pub async fn verified() -> Result<Vec<VerifiedResult>, StorageError> {
-    Db::open().await?.verified().await
+/// What the sync status shows: the outbox, sendable and blocked, with the results
+/// the server holds for review and the codes it gave delivered results.
+pub async fn sync_status() -> Result<SyncStatus, StorageError> {
+    Db::open().await?.sync_status().await
 }
 
 /// The server save's credentials, if the sync has created one and the database can

@@ -117,7 +117,7 @@ impl ProfileService {
             match queued {
                 Ok((true, queue)) => {
                     service.show(ticket, &queue);
-                    service.coordinator.saved();
+                    service.coordinator.changed();
                 }
                 Ok((false, queue)) => service.show(ticket, &queue),
                 Err(error) => log(&error),

@@ -18,7 +18,7 @@ use super::db;
 use keydo_core::Mode;
 use keydo_core::sync::backoff::timer_delay_ms;
 use keydo_core::sync::classify::ErrorCode;
-use keydo_core::sync::coalesce::{Coalescer, FlushKind};
+use keydo_core::sync::coalesce::{CHANGE_WINDOW_MS, COALESCE_WINDOW_MS, Coalescer, FlushKind};
 use keydo_storage::{HeldResult, VerifiedResult};
 use leptos::prelude::*;
 use leptos::task::spawn_local;
@@ -113,11 +113,24 @@ impl Coordinator {
         self.delivered.into()
     }
 
-    /// A result or a profile change was durably saved: ask the service worker to
-    /// deliver it too, and flush.
+    /// A result was durably saved: ask the service worker to deliver it too, and flush.
     pub fn saved(&self) {
         spawn_local(register_background_sync());
         self.trigger();
+    }
+
+    /// A profile change was durably queued: flush within a second, with the changes
+    /// made around it. The service worker is asked to deliver it too only while the
+    /// browser is offline, when its `sync` event waits for the network: online, this
+    /// page's flush follows, and a service-worker flush for each click of a player
+    /// changing settings took turns with the next click's write (docs/profile.md,
+    /// "Where a write's time goes").
+    pub fn changed(&self) {
+        if !window().navigator().on_line() {
+            spawn_local(register_background_sync());
+        }
+        // No recount: the results' outbox is as it was.
+        self.schedule(FlushKind::Automatic, CHANGE_WINDOW_MS);
     }
 
     /// Counts what the outbox holds now, so a result shown "Saved" is never missing
@@ -146,8 +159,13 @@ impl Coordinator {
 
     fn request(&self, kind: FlushKind) {
         spawn_local(self.recount());
+        self.schedule(kind, COALESCE_WINDOW_MS);
+    }
+
+    /// Runs a flush of `kind` within `window_ms`, once the triggers around this one are in.
+    fn schedule(&self, kind: FlushKind, window_ms: u64) {
         if let Some(at) = self
-            .with(|s| s.coalescer.on_trigger(now_ms(), kind))
+            .with(|s| s.coalescer.on_trigger(now_ms(), kind, window_ms))
             .flatten()
         {
             self.wake_at(at);
@@ -208,9 +226,10 @@ impl Coordinator {
     /// the page nothing else: that bumps `delivered` too. Returns whether it did.
     async fn reread(self) -> bool {
         let view = self.view;
-        let Ok(outbox) = db::outbox().await else {
+        let Ok(status) = db::sync_status().await else {
             return false;
         };
+        let outbox = status.outbox;
         let last_error = outbox
             .iter()
             .filter(|e| !e.sync.blocked)
@@ -225,8 +244,6 @@ impl Coordinator {
                 code: e.sync.last_error.clone(),
             })
             .collect();
-        let held = db::held().await.unwrap_or_default();
-        let verified = db::verified().await.unwrap_or_default();
         // A game waits once however many of its boards it waits for.
         let pending = outbox
             .iter()
@@ -239,8 +256,8 @@ impl Coordinator {
             pending,
             last_error,
             blocked,
-            held,
-            verified,
+            held: status.held,
+            verified: status.verified,
         });
         let fewer_pending = before.is_some_and(|before| pending < before);
         if fewer_pending {

@@ -2,16 +2,21 @@
 //!
 //! Many triggers fire together (app start, `online`, the page becoming visible), so a
 //! flush starts [`COALESCE_WINDOW_MS`] after the first trigger and every trigger until
-//! then rides along. Only one flush runs at a time in a page or worker; a trigger that
-//! arrives during a flush may have added an entry the flush already read past, so it
-//! schedules one more flush after it. (Across tabs and the service worker, Web Locks
-//! serialise flushes; this is the per-context half.)
+//! then rides along. A profile change waits [`CHANGE_WINDOW_MS`] instead: a player
+//! changing settings clicks in bursts, one request carries up to 16 changes, and a
+//! flush amid the clicks takes turns with their writes on the same stores; a trigger
+//! with a shorter window brings the flush forward. Only one flush runs at a time in a
+//! page or worker; a trigger that arrives during a flush may have added an entry the
+//! flush already read past, so it schedules one more flush after it. (Across tabs and
+//! the service worker, Web Locks serialise flushes; this is the per-context half.)
 //!
 //! A small state machine with the clock passed in: the caller owns the timer and calls
 //! [`Coalescer::on_wake`] when it fires.
 
 /// How long after the first trigger a flush starts.
 pub const COALESCE_WINDOW_MS: u64 = 250;
+/// How long after a profile change a flush starts, unless another trigger asks sooner.
+pub const CHANGE_WINDOW_MS: u64 = 1_000;
 
 /// Which entries a flush sends, from the least to the most demanding.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
@@ -44,8 +49,8 @@ pub struct Coalescer {
 enum State {
     #[default]
     Idle,
-    /// A flush of `kind` starts when the caller's timer wakes it.
-    Scheduled { kind: FlushKind },
+    /// A flush of `kind` starts at `at`, when the caller's timer wakes it.
+    Scheduled { kind: FlushKind, at: u64 },
     /// A flush is running; triggers since it started wait in `next`.
     Running { next: Option<Waiting> },
 }
@@ -53,7 +58,8 @@ enum State {
 /// Triggers that arrived during a running flush.
 #[derive(Debug)]
 struct Waiting {
-    first_trigger_at: u64,
+    /// The earliest end of their windows.
+    due_at: u64,
     kind: FlushKind,
 }
 
@@ -62,30 +68,37 @@ impl Coalescer {
         Coalescer::default()
     }
 
-    /// A trigger fired at `now_ms`. Returns the time to wake at when this trigger
-    /// scheduled a new flush; `None` when it joined one already scheduled or waiting.
-    pub fn on_trigger(&mut self, now_ms: u64, kind: FlushKind) -> Option<u64> {
+    /// A trigger fired at `now_ms`, whose flush may wait `window_ms`
+    /// ([`COALESCE_WINDOW_MS`], or [`CHANGE_WINDOW_MS`] for a profile change). Returns the time to wake at when it scheduled a flush or brought the
+    /// scheduled one forward; `None` when it joined one. (The timer set for the later
+    /// time finds that flush started, and starts nothing, or a flush scheduled since,
+    /// a little early.)
+    pub fn on_trigger(&mut self, now_ms: u64, kind: FlushKind, window_ms: u64) -> Option<u64> {
+        let due_at = now_ms.saturating_add(window_ms);
         match &mut self.state {
             State::Idle => {
-                let at = now_ms.saturating_add(COALESCE_WINDOW_MS);
-                self.state = State::Scheduled { kind };
-                Some(at)
+                self.state = State::Scheduled { kind, at: due_at };
+                Some(due_at)
             }
-            State::Scheduled { kind: scheduled } => {
+            State::Scheduled {
+                kind: scheduled,
+                at,
+            } => {
                 *scheduled = scheduled.merge(kind);
-                None
+                (due_at < *at).then(|| {
+                    *at = due_at;
+                    due_at
+                })
             }
             State::Running {
                 next: Some(waiting),
             } => {
                 waiting.kind = waiting.kind.merge(kind);
+                waiting.due_at = waiting.due_at.min(due_at);
                 None
             }
             State::Running { next } => {
-                *next = Some(Waiting {
-                    first_trigger_at: now_ms,
-                    kind,
-                });
+                *next = Some(Waiting { due_at, kind });
                 None
             }
         }
@@ -94,7 +107,7 @@ impl Coalescer {
     /// The wake-up time arrived. Returns the flush to run now, or `None` if there is
     /// none to start (a stray timer, or a flush already running).
     pub fn on_wake(&mut self) -> Option<FlushKind> {
-        let State::Scheduled { kind } = self.state else {
+        let State::Scheduled { kind, .. } = self.state else {
             return None;
         };
         self.state = State::Running { next: None };
@@ -112,14 +125,9 @@ impl Coalescer {
                 self.state = State::Idle;
                 None
             }
-            Some(Waiting {
-                first_trigger_at,
-                kind,
-            }) => {
-                let at = first_trigger_at
-                    .saturating_add(COALESCE_WINDOW_MS)
-                    .max(now_ms);
-                self.state = State::Scheduled { kind };
+            Some(Waiting { due_at, kind }) => {
+                let at = due_at.max(now_ms);
+                self.state = State::Scheduled { kind, at };
                 Some(at)
             }
         }
@@ -136,29 +144,32 @@ mod tests {
     use super::*;
     use FlushKind::{Automatic, Manual, Reconnect};
 
+    const WINDOW: u64 = COALESCE_WINDOW_MS;
+    const CHANGE: u64 = CHANGE_WINDOW_MS;
+
     #[test]
     fn triggers_within_the_window_make_one_flush() {
         let mut c = Coalescer::new();
-        assert_eq!(c.on_trigger(1_000, Automatic), Some(1_250));
-        assert_eq!(c.on_trigger(1_100, Automatic), None);
-        assert_eq!(c.on_trigger(1_249, Automatic), None);
+        assert_eq!(c.on_trigger(1_000, Automatic, WINDOW), Some(1_250));
+        assert_eq!(c.on_trigger(1_100, Automatic, WINDOW), None);
+        assert_eq!(c.on_trigger(1_249, Automatic, WINDOW), None);
         assert!(!c.is_flushing());
         assert_eq!(c.on_wake(), Some(Automatic));
         assert!(c.is_flushing());
         assert_eq!(c.on_flush_finished(1_400), None);
         assert!(!c.is_flushing());
         // The next trigger starts a new window.
-        assert_eq!(c.on_trigger(2_000, Automatic), Some(2_250));
+        assert_eq!(c.on_trigger(2_000, Automatic, WINDOW), Some(2_250));
     }
 
     #[test]
     fn one_flush_at_a_time_then_one_more_for_what_came_during_it() {
         let mut c = Coalescer::new();
-        c.on_trigger(0, Automatic);
+        c.on_trigger(0, Automatic, WINDOW);
         assert_eq!(c.on_wake(), Some(Automatic));
         // Triggers during the flush start nothing now.
-        assert_eq!(c.on_trigger(300, Automatic), None);
-        assert_eq!(c.on_trigger(400, Automatic), None);
+        assert_eq!(c.on_trigger(300, Automatic, WINDOW), None);
+        assert_eq!(c.on_trigger(400, Automatic, WINDOW), None);
         assert_eq!(
             c.on_wake(),
             None,
@@ -168,30 +179,30 @@ mod tests {
         assert_eq!(c.on_flush_finished(450), Some(550));
         assert!(!c.is_flushing());
         assert_eq!(
-            c.on_trigger(500, Automatic),
+            c.on_trigger(500, Automatic, WINDOW),
             None,
             "joins the scheduled follow-up"
         );
         assert_eq!(c.on_wake(), Some(Automatic));
         // ...or starts at once when that window has already passed.
-        c.on_trigger(600, Automatic);
+        c.on_trigger(600, Automatic, WINDOW);
         assert_eq!(c.on_flush_finished(5_000), Some(5_000));
     }
 
     #[test]
     fn a_manual_trigger_makes_the_merged_flush_manual() {
         let mut c = Coalescer::new();
-        c.on_trigger(0, Automatic);
-        c.on_trigger(10, Manual);
-        c.on_trigger(20, Automatic);
+        c.on_trigger(0, Automatic, WINDOW);
+        c.on_trigger(10, Manual, WINDOW);
+        c.on_trigger(20, Automatic, WINDOW);
         assert_eq!(c.on_wake(), Some(Manual));
 
-        c.on_trigger(30, Manual);
-        c.on_trigger(40, Automatic);
+        c.on_trigger(30, Manual, WINDOW);
+        c.on_trigger(40, Automatic, WINDOW);
         c.on_flush_finished(50);
         assert_eq!(c.on_wake(), Some(Manual));
 
-        c.on_trigger(60, Automatic);
+        c.on_trigger(60, Automatic, WINDOW);
         c.on_flush_finished(70);
         assert_eq!(
             c.on_wake(),
@@ -203,17 +214,37 @@ mod tests {
     #[test]
     fn a_reconnect_outranks_automatic_triggers_but_not_a_manual_one() {
         let mut c = Coalescer::new();
-        c.on_trigger(0, Automatic);
-        c.on_trigger(10, Reconnect);
-        c.on_trigger(20, Automatic);
+        c.on_trigger(0, Automatic, WINDOW);
+        c.on_trigger(10, Reconnect, WINDOW);
+        c.on_trigger(20, Automatic, WINDOW);
         assert_eq!(c.on_wake(), Some(Reconnect));
-        c.on_trigger(30, Reconnect);
-        c.on_trigger(40, Manual);
+        c.on_trigger(30, Reconnect, WINDOW);
+        c.on_trigger(40, Manual, WINDOW);
         c.on_flush_finished(50);
         assert_eq!(c.on_wake(), Some(Manual));
-        c.on_trigger(60, Reconnect);
+        c.on_trigger(60, Reconnect, WINDOW);
         c.on_flush_finished(70);
         assert_eq!(c.on_wake(), Some(Reconnect));
+    }
+
+    #[test]
+    fn profile_changes_wait_their_longer_window_unless_a_trigger_asks_sooner() {
+        let mut c = Coalescer::new();
+        assert_eq!(c.on_trigger(0, Automatic, CHANGE), Some(1_000));
+        assert_eq!(c.on_trigger(400, Automatic, CHANGE), None);
+        // A result saved meanwhile goes within its own window: the flush comes forward.
+        assert_eq!(c.on_trigger(500, Automatic, WINDOW), Some(750));
+        assert_eq!(c.on_trigger(600, Automatic, WINDOW), None);
+        assert_eq!(c.on_wake(), Some(Automatic));
+        assert_eq!(c.on_wake(), None, "the timer set for 1,000 starts nothing");
+
+        // During a flush the earliest window wins, whatever the order.
+        assert_eq!(c.on_trigger(800, Automatic, CHANGE), None);
+        assert_eq!(c.on_trigger(900, Manual, WINDOW), None);
+        assert_eq!(c.on_flush_finished(950), Some(1_150));
+        assert_eq!(c.on_wake(), Some(Manual));
+        assert_eq!(c.on_trigger(1_000, Automatic, CHANGE), None);
+        assert_eq!(c.on_flush_finished(1_200), Some(2_000));
     }
 
     #[test]
@@ -221,7 +252,7 @@ mod tests {
         let mut c = Coalescer::new();
         assert_eq!(c.on_wake(), None);
         assert_eq!(c.on_flush_finished(0), None);
-        assert_eq!(c.on_trigger(0, Automatic), Some(250));
+        assert_eq!(c.on_trigger(0, Automatic, WINDOW), Some(250));
         assert_eq!(c.on_flush_finished(10), None, "no flush was running");
         assert_eq!(c.on_wake(), Some(Automatic));
     }
