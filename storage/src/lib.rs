@@ -38,6 +38,7 @@ mod records;
 
 pub use db::{DATABASE, Db, OPEN_WAIT, SCHEMA_VERSION};
 pub use error::StorageError;
-pub use meta::{HeldResult, SyncStatus, VerifiedResult};
+pub use meta::{HeldResult, VerifiedResult};
+pub use outbox::SyncStatus;
 pub use practice::{Practice, PracticeGame};
 pub use records::{Credentials, Profile, Recorded, SaveStart};

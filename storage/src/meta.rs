@@ -5,10 +5,8 @@
 //! per word mode. None of it is ever in the outbox.
 
 use crate::StorageError;
-use crate::db::{Db, META, OUTBOX};
-use crate::outbox::all_entries;
+use crate::db::{Db, META};
 use crate::records::{Credentials, HealedAt, Profile, SaveRequest, SaveStart, from_js, to_js};
-use futures::try_join;
 use keydo_core::Mode;
 use keydo_core::game::board::Board;
 use keydo_core::game::options::TestOptions;
@@ -25,17 +23,9 @@ const SAVE_KEY: &str = "save";
 const SAVE_REQUEST_KEY: &str = "saveRequest";
 const HEALED_KEY: &str = "healedAt";
 /// Results the server accepted but holds for review (docs/replay.md), newest first.
-const HELD_KEY: &str = "held";
+pub(crate) const HELD_KEY: &str = "held";
 /// How many held results are kept to show.
 const HELD_KEPT: usize = 10;
-
-/// What the sync status shows ([`Db::sync_status`]).
-#[derive(Debug, Clone, Default)]
-pub struct SyncStatus {
-    pub outbox: Vec<OutboxEntry>,
-    pub held: Vec<HeldResult>,
-    pub verified: Vec<VerifiedResult>,
-}
 
 /// A result the server accepted but holds off the public boards until reviewed.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, serde::Deserialize)]
@@ -48,7 +38,7 @@ pub struct HeldResult {
 }
 
 /// The codes the server gave delivered results (the 成绩 line's 验证), newest first.
-const VERIFIED_KEY: &str = "verified";
+pub(crate) const VERIFIED_KEY: &str = "verified";
 /// How many codes are kept: enough for every result screen a player looks back at.
 const VERIFIED_KEPT: usize = 50;
 
@@ -261,27 +251,6 @@ impl Db {
     ) -> Result<(), StorageError> {
         self.transact(&[META], TransactionMode::ReadWrite, async |tx| {
             put(&tx.store(META)?, &options_key(mode), options).await
-        })
-        .await
-    }
-
-    /// What the sync status shows, in one transaction: every outbox entry (sendable
-    /// and blocked), the results the server holds for review and the codes it gave
-    /// delivered results, both newest first. Read after every trigger and flush, so its
-    /// reads go out together (docs/sync.md, "Storage").
-    pub async fn sync_status(&self) -> Result<SyncStatus, StorageError> {
-        self.transact(&[OUTBOX, META], TransactionMode::ReadOnly, async |tx| {
-            let (meta, outbox) = (tx.store(META)?, tx.store(OUTBOX)?);
-            let (outbox, held, verified) = try_join!(
-                all_entries(&outbox),
-                get(&meta, HELD_KEY),
-                get(&meta, VERIFIED_KEY),
-            )?;
-            Ok(SyncStatus {
-                outbox,
-                held: held.unwrap_or_default(),
-                verified: verified.unwrap_or_default(),
-            })
         })
         .await
     }

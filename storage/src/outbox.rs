@@ -1,12 +1,17 @@
 //! Recording finished games and keeping the outbox: each change to a key's entries
 //! loads its [`Slots`] (the sendable entry and the blocked ones beside it), applies
-//! `core`'s rule, and writes back the difference in the same transaction.
+//! `core`'s rule, and writes back the difference in the same transaction. What the
+//! sync status shows is read here too: the outbox, with the held and verified
+//! results kept under `meta`.
 
 use crate::StorageError;
 use crate::db::{BESTS, Db, HISTORY, META, OUTBOX, PRACTICE};
-use crate::meta::{forget_delivered, record_delivered};
+use crate::meta::{
+    HELD_KEY, HeldResult, VERIFIED_KEY, VerifiedResult, forget_delivered, get, record_delivered,
+};
 use crate::practice::{PracticeGame, append_game};
 use crate::records::{Best, Recorded, from_js, to_js};
+use futures::try_join;
 use keydo_core::Mode;
 use keydo_core::game::board::{Board, Ranking};
 use keydo_core::sync::outbox::{OutboxEntry, OutboxKey, Slots, SyncState, blocked_prefix};
@@ -15,7 +20,36 @@ use rexie::{KeyRange, Store, Transaction, TransactionMode};
 use uuid::Uuid;
 use wasm_bindgen::JsValue;
 
+/// What the sync status shows ([`Db::sync_status`]).
+#[derive(Debug, Clone, Default)]
+pub struct SyncStatus {
+    pub outbox: Vec<OutboxEntry>,
+    pub held: Vec<HeldResult>,
+    pub verified: Vec<VerifiedResult>,
+}
+
 impl Db {
+    /// What the sync status shows, in one transaction: every outbox entry (sendable
+    /// and blocked), the results the server holds for review and the codes it gave
+    /// delivered results, both newest first. Read after every trigger and flush, so its
+    /// reads go out together (docs/sync.md, "Storage").
+    pub async fn sync_status(&self) -> Result<SyncStatus, StorageError> {
+        self.transact(&[OUTBOX, META], TransactionMode::ReadOnly, async |tx| {
+            let (meta, outbox) = (tx.store(META)?, tx.store(OUTBOX)?);
+            let (outbox, held, verified) = try_join!(
+                all_entries(&outbox),
+                get(&meta, HELD_KEY),
+                get(&meta, VERIFIED_KEY),
+            )?;
+            Ok(SyncStatus {
+                outbox,
+                held: held.unwrap_or_default(),
+                verified: verified.unwrap_or_default(),
+            })
+        })
+        .await
+    }
+
     /// Durably records a finished game: its history row, the personal best and an
     /// outbox entry for each board it counts on (`boards`, from
     /// `keydo_core::game::board::boards_of`), all in one transaction. Resolves once
