@@ -7,6 +7,7 @@ use crate::appearance;
 use crate::board_replay::BoardReplay;
 use crate::game::{Game, replay_code};
 use crate::leaderboard::Leaderboard;
+use crate::on_demand::{OnDemand, SplitLoaderError};
 use crate::profile_panel::ProfilePanel;
 use crate::services;
 use crate::shell_status::ShellStatus;
@@ -39,7 +40,10 @@ pub fn App() -> impl IntoView {
         .unchecked_into();
     let replay = replay_code(&window().location().pathname().unwrap_or_default());
     let main = match replay {
-        Some(code) => view! { <BoardReplay code/> }.into_any(),
+        Some(code) => {
+            let load = move || board_replay(code.clone());
+            view! { <OnDemand load what="replay"/> }.into_any()
+        }
         None => view! { <Game/> }.into_any(),
     };
     view! {
@@ -47,8 +51,30 @@ pub fn App() -> impl IntoView {
         {main}
         <aside class="side">
             <Show when=move || { panels_drawn.get() >= 1 }><SyncStatus/></Show>
-            <Show when=move || { panels_drawn.get() >= 2 }><Leaderboard/></Show>
-            <Show when=move || { panels_drawn.get() >= 3 }><ProfilePanel/></Show>
+            <Show when=move || { panels_drawn.get() >= 2 }>
+                <OnDemand load=leaderboard what="leaderboard"/>
+            </Show>
+            <Show when=move || { panels_drawn.get() >= 3 }>
+                <OnDemand load=profile_panel what="profile"/>
+            </Show>
         </aside>
     }
+}
+
+// The panels the first keystroke does not need, each a module of its own
+// (docs/performance.md, "What loads first").
+
+#[wasm_split_helpers::wasm_split(leaderboard, fallible)]
+fn leaderboard() -> Result<AnyView, SplitLoaderError> {
+    Ok(view! { <Leaderboard/> }.into_any())
+}
+
+#[wasm_split_helpers::wasm_split(profile, fallible)]
+fn profile_panel() -> Result<AnyView, SplitLoaderError> {
+    Ok(view! { <ProfilePanel/> }.into_any())
+}
+
+#[wasm_split_helpers::wasm_split(replay, fallible)]
+fn board_replay(code: String) -> Result<AnyView, SplitLoaderError> {
+    Ok(view! { <BoardReplay code/> }.into_any())
 }

@@ -6,6 +6,7 @@ mod board_replay;
 mod devices;
 mod game;
 mod leaderboard;
+mod on_demand;
 mod practice;
 mod profile_panel;
 mod services;

@@ -9,10 +9,12 @@
 //! [`precompress::write_all`] writes brotli and gzip copies for the server to send.
 
 pub mod digest;
+pub mod app_module;
 pub mod flush_module;
 pub mod manifest;
 pub mod precompress;
 pub mod references;
+pub mod tools;
 pub mod worker_files;
 pub mod worker_script;
 

@@ -1,22 +1,24 @@
-//! `keydo-precache [--build-flush-module] [OUT_DIR]`: run by Trunk's post_build hook
+//! `keydo-precache [--build-modules] [OUT_DIR]`: run by Trunk's post_build hook
 //! on its staging directory (`TRUNK_STAGING_DIR`), or by hand on a built `dist/`.
 //!
-//! `--build-flush-module` (the hook passes it) first builds the service worker's
-//! flush module into the output, for Trunk's profile (`TRUNK_PROFILE`); without it
-//! the output must already hold one, as a built `dist/` does.
+//! `--build-modules` (the hook passes it) first builds the page's modules and the
+//! service worker's flush module into the output, for Trunk's profile
+//! (`TRUNK_PROFILE`); without it the output must already hold them, as a built
+//! `dist/` does.
 
-use keydo_build::flush_module::{self, Profile};
+use keydo_build::tools::Profile;
+use keydo_build::{app_module, flush_module};
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-const USAGE: &str = "usage: keydo-precache [--build-flush-module] [OUT_DIR]";
+const USAGE: &str = "usage: keydo-precache [--build-modules] [OUT_DIR]";
 
 fn main() -> ExitCode {
-    let mut build_flush_module = false;
+    let mut build_modules = false;
     let mut out_dir = None;
     for arg in std::env::args_os().skip(1) {
-        if arg == "--build-flush-module" {
-            build_flush_module = true;
+        if arg == "--build-modules" {
+            build_modules = true;
         } else if out_dir.is_none() && !arg.to_string_lossy().starts_with('-') {
             out_dir = Some(PathBuf::from(arg));
         } else {
@@ -27,13 +29,15 @@ fn main() -> ExitCode {
     let out_dir = out_dir
         .or_else(|| std::env::var_os("TRUNK_STAGING_DIR").map(PathBuf::from))
         .unwrap_or_else(|| PathBuf::from("dist"));
-    if build_flush_module {
+    if build_modules {
         let profile = std::env::var("TRUNK_PROFILE").unwrap_or_else(|_| "release".into());
         let Some(profile) = Profile::from_trunk(&profile) else {
             eprintln!("keydo-precache: TRUNK_PROFILE must be debug or release, not {profile}");
             return ExitCode::FAILURE;
         };
-        if let Err(error) = flush_module::build(&out_dir, profile) {
+        let built = app_module::build(&out_dir, profile)
+            .and_then(|()| flush_module::build(&out_dir, profile));
+        if let Err(error) = built {
             eprintln!("keydo-precache: {error}");
             return ExitCode::FAILURE;
         }

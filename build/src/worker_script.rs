@@ -56,7 +56,7 @@ pub fn check_flush_module(out_dir: &Path) -> Result<(), BuildError> {
             return Err(BuildError::MissingFile {
                 url,
                 referenced_by: "the service worker's Background Sync (keydo-precache \
-                                --build-flush-module builds it)"
+                                --build-modules builds it)"
                     .into(),
             });
         }
@@ -227,7 +227,7 @@ mod tests {
         std::fs::write(dir.path().join("keydo_flush.js"), "let keydo_flush;").unwrap();
         let err = check_flush_module(dir.path()).unwrap_err().to_string();
         assert!(err.contains("/keydo_flush_bg.wasm"), "{err}");
-        assert!(err.contains("--build-flush-module"), "{err}");
+        assert!(err.contains("--build-modules"), "{err}");
         std::fs::write(dir.path().join("keydo_flush_bg.wasm"), b"\0asm").unwrap();
         check_flush_module(dir.path()).unwrap();
     }

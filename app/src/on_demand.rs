@@ -1,0 +1,70 @@
+//! Code the first keystroke does not need, loaded when it is first shown
+//! (docs/performance.md, "What loads first").
+//!
+//! A function marked `wasm_split(<module>, fallible)` is cut out of the page's wasm
+//! by the build into a module of its own, fetched (from the service worker's
+//! precache when offline) on its first call. Leptos' own `#[lazy]` is the same
+//! mark without `fallible`: a failed fetch would abort the whole page, game
+//! included. Here a failed load shows a line saying so and is tried again, at
+//! growing intervals, while the game plays on.
+
+use leptos::prelude::*;
+use send_wrapper::SendWrapper;
+use std::future::Future;
+use std::time::Duration;
+pub use wasm_split_helpers::SplitLoaderError;
+
+/// The first retry's delay; each failure doubles it, up to [`MAX_RETRY_DELAY`].
+const FIRST_RETRY_DELAY: Duration = Duration::from_secs(1);
+const MAX_RETRY_DELAY: Duration = Duration::from_secs(60);
+
+/// The delay before the attempt that follows `failures` failed ones.
+fn retry_delay(failures: u32) -> Duration {
+    FIRST_RETRY_DELAY
+        .saturating_mul(1 << failures.min(16))
+        .min(MAX_RETRY_DELAY)
+}
+
+/// Shows what `load` returns once its module is loaded; nothing until then, and a
+/// line naming `what` while a failed load waits to be tried again.
+#[component]
+pub fn OnDemand<L, F>(load: L, what: &'static str) -> impl IntoView
+where
+    L: Fn() -> F + Send + Sync + 'static,
+    F: Future<Output = Result<AnyView, SplitLoaderError>> + 'static,
+{
+    let (failures, set_failures) = signal(0_u32);
+    let attempt = move || {
+        let failed = failures.get();
+        let loaded = load();
+        // The module's future is the page's only (single-threaded wasm); Suspend
+        // asks for Send.
+        Suspend::new(SendWrapper::new(async move {
+            match loaded.await {
+                Ok(view) => view,
+                Err(_) => {
+                    set_timeout(move || set_failures.set(failed + 1), retry_delay(failed));
+                    view! {
+                        <p class="on-demand-error" role="status" data-testid="on-demand-error">
+                            {format!("The {what} could not be loaded; trying again.")}
+                        </p>
+                    }
+                    .into_any()
+                }
+            }
+        }))
+    };
+    view! { <Suspense fallback=|| ()>{attempt}</Suspense> }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn retries_back_off_from_a_second_to_a_minute() {
+        let delays: Vec<u64> = (0..8).map(|n| retry_delay(n).as_secs()).collect();
+        assert_eq!(delays, [1, 2, 4, 8, 16, 32, 60, 60]);
+        assert_eq!(retry_delay(u32::MAX), MAX_RETRY_DELAY);
+    }
+}
