@@ -10,6 +10,7 @@ mod custom;
 mod progress;
 mod result;
 
+use crate::on_demand::{OnDemand, SplitLoaderError};
 use crate::services::practice::{CourseState, PracticeService};
 use custom::CustomTextForm;
 use keydo_core::game::mode::Language;
@@ -156,13 +157,10 @@ const LESSON_MEASURE: &str = "keydo:lesson";
 const LESSON_START: &str = "keydo:lesson:start";
 
 /// The 练习 panel: lessons in both languages, the target speeds and the progress.
-/// Its lists load when it is first opened.
+/// Its code and its lists load when it is first opened (docs/performance.md).
 #[component]
 pub fn PracticePanel() -> impl IntoView {
     let service = expect_context::<PracticeService>();
-    let on_start = expect_context::<StartPractice>().0;
-    let course = service.course();
-    let practice = service.practice();
     let (open, set_open) = signal(false);
     let on_toggle = move |event: leptos::ev::Event| {
         let opened = event_target::<web_sys::HtmlDetailsElement>(&event).open();
@@ -171,16 +169,36 @@ pub fn PracticePanel() -> impl IntoView {
             service.load_course();
         }
     };
+    view! {
+        <details class="practice-panel" data-testid="practice-panel" on:toggle=on_toggle>
+            <summary><span lang="zh-Hans">"练习"</span>" · Practice"</summary>
+            {move || service.error().get().map(|error| view! {
+                <p class="load-text-error" role="alert">{format!("Practice could not be saved: {error}")}</p>
+            })}
+            {move || open.get().then(|| view! { <OnDemand load=practice_lessons what="practice"/> })}
+        </details>
+    }
+}
+
+#[wasm_split_helpers::wasm_split(practice, fallible)]
+fn practice_lessons() -> Result<AnyView, SplitLoaderError> {
+    Ok(view! { <Lessons/><CustomTextForm/> }.into_any())
+}
+
+/// The opened 练习 panel: the lessons once the course is loaded.
+#[component]
+fn Lessons() -> impl IntoView {
+    let service = expect_context::<PracticeService>();
+    let on_start = expect_context::<StartPractice>().0;
+    let course = service.course();
+    let practice = service.practice();
     let start = move |language| {
         if let CourseState::Loaded(course) = course.get_untracked() {
             on_start.run(new_lesson(&course, service, language));
         }
     };
-    let body = move || {
-        if !open.get() {
-            return None;
-        }
-        Some(match course.get() {
+    move || {
+        match course.get() {
             CourseState::NotLoaded | CourseState::Loading => {
                 view! { <p class="practice-loading">"Loading the practice lists…"</p> }.into_any()
             }
@@ -250,17 +268,7 @@ pub fn PracticePanel() -> impl IntoView {
                 }
                 .into_any()
             }
-        })
-    };
-    view! {
-        <details class="practice-panel" data-testid="practice-panel" on:toggle=on_toggle>
-            <summary><span lang="zh-Hans">"练习"</span>" · Practice"</summary>
-            {move || service.error().get().map(|error| view! {
-                <p class="load-text-error" role="alert">{format!("Practice could not be saved: {error}")}</p>
-            })}
-            {body}
-            {move || open.get().then(|| view! { <CustomTextForm/> })}
-        </details>
+        }
     }
 }
 

@@ -9,6 +9,7 @@
 //! - [`profile`]: the name and settings, changed through the operation outbox, and
 //!   linking this device to the player's other one;
 //! - [`sync`]: the coordinator that decides when `keydo-sync` flushes the outbox;
+//! - [`sync_engine`]: `keydo-sync`'s flushes, loaded on demand;
 //! - [`shell`]: the service worker (registration, updates) and persistent storage;
 //! - [`texts`]: the text corpora the prompts are made from;
 //! - [`practice`]: the practice course (fetched on demand) and the per-unit
@@ -23,6 +24,7 @@ pub mod profile;
 pub mod records;
 pub mod shell;
 pub mod sync;
+pub mod sync_engine;
 pub mod texts;
 
 use gloo_events::EventListener;

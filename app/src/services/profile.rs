@@ -13,6 +13,7 @@
 
 use super::api;
 use super::sync::Coordinator;
+use super::sync_engine;
 use keydo_core::profile::{Changes, Profile, ProfileQueue, QueuedOperation};
 use keydo_storage::{Db, StorageError};
 use leptos::prelude::*;
@@ -133,7 +134,7 @@ impl ProfileService {
     /// `idempotency_key`.
     pub async fn link_device(self, code: String, idempotency_key: Uuid) -> Result<String, String> {
         let save = api::link_device(&code, idempotency_key).await?;
-        keydo_sync::adopt_save(&save)
+        sync_engine::adopt_save(save.clone())
             .await
             .map_err(|error| error.to_string())?;
         self.coordinator.saved();
@@ -178,7 +179,7 @@ impl ProfileService {
         spawn_local(async move {
             // Taken now: a change the player makes while the request is out wins the view.
             let ticket = service.ticket();
-            match keydo_sync::refresh_profile().await {
+            match sync_engine::refresh_profile().await {
                 Ok(Some(queue)) => service.show(ticket, &queue),
                 Ok(None) => {}
                 Err(error) => log(&error),
@@ -229,6 +230,6 @@ async fn update<R>(
     Db::open().await?.update_profile_queue(step).await
 }
 
-fn log(error: &StorageError) {
+fn log(error: &impl std::fmt::Display) {
     web_sys::console::warn_1(&format!("keydo: profile: {error}").into());
 }

@@ -15,6 +15,7 @@
 //! publishes what the sync status shows as a [`SyncView`] signal.
 
 use super::db;
+use super::sync_engine::{self, SyncFailure};
 use keydo_core::Mode;
 use keydo_core::sync::backoff::timer_delay_ms;
 use keydo_core::sync::classify::ErrorCode;
@@ -27,6 +28,9 @@ use std::time::Duration;
 use uuid::Uuid;
 use wasm_bindgen::JsCast;
 use wasm_bindgen_futures::JsFuture;
+
+/// How long after the flush's module failed to load the flush is tried again.
+const MODULE_RETRY_MS: u64 = 5_000;
 
 /// The Background Sync tag the service worker listens for.
 const SYNC_TAG: &str = "flush-outbox";
@@ -146,7 +150,7 @@ impl Coordinator {
 
     /// The player gives up on a blocked result: it leaves the outbox for good.
     pub async fn discard(self, score_id: Uuid) {
-        if let Err(error) = keydo_sync::discard_blocked(score_id).await {
+        if let Err(error) = sync_engine::discard_blocked(score_id).await {
             web_sys::console::error_1(&format!("keydo: discard failed: {error}").into());
         }
         self.recount().await;
@@ -186,10 +190,12 @@ impl Coordinator {
         };
         let coordinator = *self;
         spawn_local(async move {
-            let report = keydo_sync::flush_outbox(kind).await;
+            let report = sync_engine::flush_outbox(kind).await;
             if let Err(error) = &report {
                 web_sys::console::error_1(&format!("keydo: sync failed: {error}").into());
             }
+            // The flush's own code could not be fetched: try again soon.
+            let not_loaded = matches!(report, Err(SyncFailure::NotLoaded));
             let fewer_pending = coordinator.reread().await;
             coordinator.flushes.try_update(|n| *n += 1);
             if !fewer_pending && report.as_ref().is_ok_and(|report| report.delivered > 0) {
@@ -201,8 +207,12 @@ impl Coordinator {
             {
                 coordinator.wake_at(at);
             }
-            if let Ok(report) = report {
-                coordinator.schedule_backoff(report.next_retry_at);
+            match report {
+                Ok(report) => coordinator.schedule_backoff(report.next_retry_at),
+                Err(_) if not_loaded => {
+                    coordinator.schedule_backoff(Some(now_ms() + MODULE_RETRY_MS));
+                }
+                Err(_) => {}
             }
         });
     }

@@ -1,0 +1,85 @@
+//! `keydo-sync`'s flushes, loaded on demand: the first keystroke needs none of them
+//! (docs/performance.md, "What loads first"). Each entry point is cut into the build's
+//! `sync` module, fetched on its first call (from the precache when offline); a
+//! failed load is [`SyncFailure::NotLoaded`] and the next call tries again.
+
+use keydo_core::api::SaveCreated;
+use keydo_core::sync::coalesce::FlushKind;
+use keydo_core::profile::ProfileQueue;
+use keydo_core::sync::outbox::OutboxEntry;
+use keydo_sync::{FlushReport, SyncError};
+use std::future::Future;
+use std::pin::Pin;
+use uuid::Uuid;
+use wasm_split_helpers::{SplitLoaderError, wasm_split};
+
+/// Why a call into the sync engine failed.
+#[derive(Debug)]
+pub enum SyncFailure {
+    /// Its module could not be fetched.
+    NotLoaded,
+    /// It ran and failed.
+    Sync(SyncError),
+}
+
+impl std::fmt::Display for SyncFailure {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            SyncFailure::NotLoaded => f.write_str("the sync code could not be loaded"),
+            SyncFailure::Sync(error) => error.fmt(f),
+        }
+    }
+}
+
+impl From<SplitLoaderError> for SyncFailure {
+    fn from(_: SplitLoaderError) -> Self {
+        SyncFailure::NotLoaded
+    }
+}
+
+/// A call into the module, once it is loaded.
+type Running<T> = Pin<Box<dyn Future<Output = Result<T, SyncError>>>>;
+
+/// Flushes the outbox (`keydo_sync::flush_outbox`).
+pub async fn flush_outbox(kind: FlushKind) -> Result<FlushReport, SyncFailure> {
+    run(load_flush(kind).await?).await
+}
+
+/// Drops a blocked result from the outbox (`keydo_sync::discard_blocked`).
+pub async fn discard_blocked(score_id: Uuid) -> Result<Option<OutboxEntry>, SyncFailure> {
+    run(load_discard(score_id).await?).await
+}
+
+/// Plays as a linked save from now on (`keydo_sync::adopt_save`).
+pub async fn adopt_save(save: SaveCreated) -> Result<usize, SyncFailure> {
+    run(load_adopt(save).await?).await
+}
+
+/// Asks the server for the profile (`keydo_sync::refresh_profile`).
+pub async fn refresh_profile() -> Result<Option<ProfileQueue>, SyncFailure> {
+    run(load_refresh().await?).await
+}
+
+async fn run<T>(running: Running<T>) -> Result<T, SyncFailure> {
+    running.await.map_err(SyncFailure::Sync)
+}
+
+#[wasm_split(sync, fallible)]
+fn load_flush(kind: FlushKind) -> Result<Running<FlushReport>, SyncFailure> {
+    Ok(Box::pin(keydo_sync::flush_outbox(kind)))
+}
+
+#[wasm_split(sync, fallible)]
+fn load_discard(score_id: Uuid) -> Result<Running<Option<OutboxEntry>>, SyncFailure> {
+    Ok(Box::pin(keydo_sync::discard_blocked(score_id)))
+}
+
+#[wasm_split(sync, fallible)]
+fn load_adopt(save: SaveCreated) -> Result<Running<usize>, SyncFailure> {
+    Ok(Box::pin(async move { keydo_sync::adopt_save(&save).await }))
+}
+
+#[wasm_split(sync, fallible)]
+fn load_refresh() -> Result<Running<Option<ProfileQueue>>, SyncFailure> {
+    Ok(Box::pin(keydo_sync::refresh_profile()))
+}
