@@ -292,7 +292,10 @@ mod tests {
             )
         );
         let link = String::from_utf8(rewrite("l", &files[2].bytes, &renames).unwrap()).unwrap();
-        assert!(link.contains(&format!("from \"./keydo-app-{hash}.js\"")), "{link}");
+        assert!(
+            link.contains(&format!("from \"./keydo-app-{hash}.js\"")),
+            "{link}"
+        );
         assert!(
             link.contains(&format!("\"./keydo-lazy-split_panels-{hash}.wasm\"")),
             "{link}"
@@ -311,9 +314,11 @@ mod tests {
         let pointed = std::fs::read_to_string(dir.path().join("index.html")).unwrap();
         assert!(pointed.contains("fetch('/keydo-app-0123456789abcdef_bg.wasm')"));
         assert!(pointed.contains("from '/keydo-app-0123456789abcdef.js'"));
-        assert!(pointed.starts_with("<div id=app></div><script>"), "{pointed}");
+        assert!(
+            pointed.starts_with("<div id=app></div><script>"),
+            "{pointed}"
+        );
         let error = point_loader(dir.path(), "0123456789abcdef").unwrap_err();
         assert!(error.to_string().contains("does not fetch"), "{error}");
     }
 }
-

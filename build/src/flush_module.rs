@@ -65,5 +65,4 @@ mod tests {
         assert_eq!(args[name + 1], "keydo_flush");
         assert_eq!(args.last().unwrap(), "out");
     }
-
 }

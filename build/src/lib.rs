@@ -8,8 +8,8 @@
 //! worker's files; `sw.js` hands those names to the worker. Last,
 //! [`precompress::write_all`] writes brotli and gzip copies for the server to send.
 
-pub mod digest;
 pub mod app_module;
+pub mod digest;
 pub mod flush_module;
 pub mod manifest;
 pub mod precompress;

@@ -37,7 +37,11 @@ impl Profile {
 const WASM_OPT_ARGS: [&str; 3] = ["-Oz", "--strip-debug", "--strip-producers"];
 
 /// Builds `package`'s binary `bin` for wasm32 and returns the path of its `.wasm`.
-pub(crate) fn cargo_build(package: &str, bin: &str, profile: Profile) -> Result<PathBuf, BuildError> {
+pub(crate) fn cargo_build(
+    package: &str,
+    bin: &str,
+    profile: Profile,
+) -> Result<PathBuf, BuildError> {
     let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
     let mut child = Command::new(&cargo)
         .args(["build", "--target", "wasm32-unknown-unknown", "--offline"])
@@ -57,10 +61,7 @@ pub(crate) fn cargo_build(package: &str, bin: &str, profile: Profile) -> Result<
         .wait()
         .map_err(|e| tool_error("cargo", e.to_string()))?;
     if !status.success() {
-        return Err(tool_error(
-            "cargo",
-            format!("building {package} {status}"),
-        ));
+        return Err(tool_error("cargo", format!("building {package} {status}")));
     }
     wasm.ok_or_else(|| tool_error("cargo", format!("reported no wasm for {bin}")))
 }
@@ -106,7 +107,6 @@ pub(crate) fn tool_error(tool: &str, reason: String) -> BuildError {
         reason,
     }
 }
-
 
 /// Writes the bound wasm `bound` to `output`: optimised for size in a release build,
 /// as it is in a debug one.

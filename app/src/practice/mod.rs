@@ -197,21 +197,20 @@ fn Lessons() -> impl IntoView {
             on_start.run(new_lesson(&course, service, language));
         }
     };
-    move || {
-        match course.get() {
-            CourseState::NotLoaded | CourseState::Loading => {
-                view! { <p class="practice-loading">"Loading the practice lists…"</p> }.into_any()
-            }
-            CourseState::Failed(error) => {
-                view! { <p class="load-text-error" role="alert">{error}</p> }.into_any()
-            }
-            CourseState::Loaded(course) => {
-                let english = course.english.clone();
-                let chinese = course.chinese.clone();
-                let letters = {
-                    let english = english.clone();
-                    move || {
-                        practice.with(|p| {
+    move || match course.get() {
+        CourseState::NotLoaded | CourseState::Loading => {
+            view! { <p class="practice-loading">"Loading the practice lists…"</p> }.into_any()
+        }
+        CourseState::Failed(error) => {
+            view! { <p class="load-text-error" role="alert">{error}</p> }.into_any()
+        }
+        CourseState::Loaded(course) => {
+            let english = course.english.clone();
+            let chinese = course.chinese.clone();
+            let letters = {
+                let english = english.clone();
+                move || {
+                    practice.with(|p| {
                             let focus = english.focus(&p.stats, p.target);
                             english
                                 .unlocked(&p.stats)
@@ -221,32 +220,31 @@ fn Lessons() -> impl IntoView {
                                 })
                                 .collect_view()
                         })
-                    }
-                };
-                let focus_letter = {
-                    let english = english.clone();
-                    move || practice.with(|p| english.focus(&p.stats, p.target).to_string())
-                };
-                let zh_focus = {
-                    let chinese = chinese.clone();
-                    move || {
-                        practice
-                            .with(|p| chinese.focus(&p.stats, p.target).iter().collect::<String>())
-                    }
-                };
-                let pools = {
-                    let chinese = chinese.clone();
-                    move || {
-                        practice.with(|p| {
-                            format!(
-                                "{} of {} pools of 500 common 字 unlocked",
-                                p.stats.pools_unlocked.min(chinese.pools()),
-                                chinese.pools()
-                            )
-                        })
-                    }
-                };
-                view! {
+                }
+            };
+            let focus_letter = {
+                let english = english.clone();
+                move || practice.with(|p| english.focus(&p.stats, p.target).to_string())
+            };
+            let zh_focus = {
+                let chinese = chinese.clone();
+                move || {
+                    practice.with(|p| chinese.focus(&p.stats, p.target).iter().collect::<String>())
+                }
+            };
+            let pools = {
+                let chinese = chinese.clone();
+                move || {
+                    practice.with(|p| {
+                        format!(
+                            "{} of {} pools of 500 common 字 unlocked",
+                            p.stats.pools_unlocked.min(chinese.pools()),
+                            chinese.pools()
+                        )
+                    })
+                }
+            };
+            view! {
                     <div class="practice-lesson">
                         <h3>"English"</h3>
                         <p class="letters" data-testid="practice-letters">{letters}</p>
@@ -267,7 +265,6 @@ fn Lessons() -> impl IntoView {
                     <Progress course=course.clone()/>
                 }
                 .into_any()
-            }
         }
     }
 }

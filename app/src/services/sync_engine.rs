@@ -4,8 +4,8 @@
 //! failed load is [`SyncFailure::NotLoaded`] and the next call tries again.
 
 use keydo_core::api::SaveCreated;
-use keydo_core::sync::coalesce::FlushKind;
 use keydo_core::profile::ProfileQueue;
+use keydo_core::sync::coalesce::FlushKind;
 use keydo_core::sync::outbox::OutboxEntry;
 use keydo_sync::{FlushReport, SyncError};
 use std::future::Future;

@@ -1,0 +1,127 @@
+// What loads first (docs/performance.md): the game takes keys before any on-demand
+// module has arrived; each module loads when first needed, offline too (from the
+// precache); a module whose load fails is tried again and the game plays on.
+import assert from 'node:assert/strict';
+import { after, before, test } from 'node:test';
+import { launchBrowser, openControlled, startServer } from './harness.mjs';
+import { typingFocused } from './play.mjs';
+
+/** An on-demand module's file: `keydo-lazy-<module>-<hash>.wasm` (or a chunk they share). */
+const LAZY = /\/keydo-lazy-[^/]*\.wasm$/;
+/** The name of the module a file is, `split_<name>` in the build's naming. */
+const moduleOf = (url) => url.match(/\/keydo-lazy-split_([a-z_]+)-[0-9a-f]{16}\.wasm$/)?.[1];
+
+let browser;
+let server;
+before(async () => {
+  browser = await launchBrowser();
+  server = await startServer();
+});
+after(async () => {
+  await browser?.close();
+  await server?.stop();
+});
+
+/** Records, in order, every on-demand module the page finished loading. */
+function loadedModules(page) {
+  const loaded = [];
+  page.on('requestfinished', (request) => {
+    const name = moduleOf(request.url());
+    if (name) loaded.push(name);
+  });
+  return loaded;
+}
+
+/** How many of the prompt's characters show as typed correctly. */
+const correctChars = (page) => page.locator('[data-testid="prompt"] .ch.correct').count();
+
+test('the first keystroke is accepted before any on-demand module has loaded', async () => {
+  const context = await browser.newContext({ serviceWorkers: 'block' });
+  const page = await context.newPage();
+  // Every on-demand module is held back until the keys are in.
+  let release;
+  const released = new Promise((resolve) => (release = resolve));
+  const held = [];
+  await page.route(LAZY, async (route) => {
+    held.push(route.request().url());
+    await released;
+    await route.continue();
+  });
+  const loaded = loadedModules(page);
+  await page.goto(server.origin);
+  await typingFocused(page);
+  const prompt = await page.getByTestId('prompt').textContent();
+  await page.keyboard.type(prompt.slice(0, 5));
+  await page.waitForFunction(
+    () => document.querySelectorAll('[data-testid="prompt"] .ch.correct').length === 5,
+    null,
+    { timeout: 10_000 },
+  );
+  assert.deepEqual(loaded, [], 'no on-demand module had loaded when the keys were taken');
+  assert.ok(held.length > 0, 'the page asked for its on-demand modules while the game played');
+  release();
+  await page.locator('#leaderboard-title').waitFor({ timeout: 30_000 });
+  assert.ok(loaded.includes('leaderboard'), `loaded: ${loaded}`);
+  assert.equal(await correctChars(page), 5, 'the game kept its keys');
+  await context.close();
+});
+
+test('each on-demand module loads when first needed, offline too, from the precache', async () => {
+  const context = await browser.newContext();
+  const installed = await openControlled(context, server.origin);
+  await installed.getByText('Ready to play offline').waitFor({ timeout: 30_000 });
+  await installed.close();
+  await context.setOffline(true);
+  const page = await context.newPage();
+  const loaded = loadedModules(page);
+  const fromWorker = [];
+  page.on('response', (response) => {
+    if (moduleOf(response.url()) && response.fromServiceWorker()) fromWorker.push(moduleOf(response.url()));
+  });
+  await page.goto(server.origin);
+  await typingFocused(page);
+  await page.locator('#leaderboard-title').waitFor({ timeout: 30_000 });
+  await page.getByTestId('profile-panel').waitFor({ timeout: 30_000 });
+  assert.ok(!loaded.includes('practice'), `practice waits until it is opened; loaded: ${loaded}`);
+  await page.getByTestId('practice-panel').locator('summary').click();
+  await page.getByTestId('practice-english').waitFor({ timeout: 30_000 });
+  for (const name of ['leaderboard', 'profile', 'practice']) {
+    assert.ok(loaded.includes(name), `${name} loaded; loaded: ${loaded}`);
+    assert.ok(fromWorker.includes(name), `${name} came from the precache; from it: ${fromWorker}`);
+  }
+  assert.equal(loaded.filter((name) => name === 'practice').length, 1, 'loaded once');
+  await context.close();
+});
+
+test('a module whose load fails is tried again, and the game plays on meanwhile', async () => {
+  const context = await browser.newContext({ serviceWorkers: 'block' });
+  const page = await context.newPage();
+  let refused = 0;
+  await page.route(/\/keydo-lazy-split_practice-[0-9a-f]{16}\.wasm$/, async (route) => {
+    if (refused < 2) {
+      refused += 1;
+      await route.abort('connectionreset');
+    } else {
+      await route.continue();
+    }
+  });
+  await page.goto(server.origin);
+  await typingFocused(page);
+  await page.getByTestId('practice-panel').locator('summary').click();
+  const error = page.getByTestId('on-demand-error');
+  await error.filter({ hasText: 'The practice could not be loaded; trying again.' }).waitFor({ timeout: 10_000 });
+  // The game takes keys while the module waits for its next attempt.
+  await page.getByTestId('input').focus();
+  const prompt = await page.getByTestId('prompt').textContent();
+  await page.keyboard.type(prompt.slice(0, 3));
+  await page.waitForFunction(
+    () => document.querySelectorAll('[data-testid="prompt"] .ch.correct').length === 3,
+    null,
+    { timeout: 10_000 },
+  );
+  // Two refusals: tried again after 1 s, then 2 s; the third attempt loads.
+  await page.getByTestId('practice-english').waitFor({ timeout: 30_000 });
+  assert.equal(refused, 2);
+  assert.equal(await error.count(), 0, 'the error line is gone once the module is in');
+  await context.close();
+});
