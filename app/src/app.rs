@@ -7,7 +7,7 @@ use crate::appearance;
 use crate::board_replay::BoardReplay;
 use crate::game::{Game, replay_code};
 use crate::leaderboard::Leaderboard;
-use crate::on_demand::{OnDemand, SplitLoaderError};
+use crate::on_demand::{GameDrawn, OnDemand, SplitLoaderError};
 use crate::profile_panel::ProfilePanel;
 use crate::services;
 use crate::shell_status::ShellStatus;
@@ -24,13 +24,15 @@ const PANELS: usize = 3;
 pub fn App() -> impl IntoView {
     services::provide();
     appearance::follow_settings();
-    // The panels below the game are drawn after it, each in a task of its own: the
-    // page's first long task is shorter, no later task is long, and they appear below
-    // everything, so nothing moves.
+    let game_drawn = GameDrawn::provide();
+    // The panels below the game are drawn once it is, each in a task of its own: the
+    // page's first long task is shorter, no later task is long, their modules' fetches
+    // and compiles come after the game's, and they appear below everything, so
+    // nothing moves.
     let (panels_drawn, set_panels_drawn) = signal(0_usize);
     Effect::new(move |_| {
         let drawn = panels_drawn.get();
-        if drawn < PANELS {
+        if game_drawn.get() && drawn < PANELS {
             set_timeout(move || set_panels_drawn.set(drawn + 1), Duration::ZERO);
         }
     });
@@ -41,6 +43,7 @@ pub fn App() -> impl IntoView {
     let replay = replay_code(&window().location().pathname().unwrap_or_default());
     let main = match replay {
         Some(code) => {
+            game_drawn.mark_when_rendered();
             let load = move || board_replay(code.clone());
             view! { <OnDemand load what="replay"/> }.into_any()
         }
@@ -50,7 +53,9 @@ pub fn App() -> impl IntoView {
         <Portal mount=status_slot><ShellStatus/></Portal>
         {main}
         <aside class="side">
-            <Show when=move || { panels_drawn.get() >= 1 }><SyncStatus/></Show>
+            <Show when=move || { panels_drawn.get() >= 1 }>
+                <OnDemand load=sync_status what="sync status"/>
+            </Show>
             <Show when=move || { panels_drawn.get() >= 2 }>
                 <OnDemand load=leaderboard what="leaderboard"/>
             </Show>
@@ -63,6 +68,11 @@ pub fn App() -> impl IntoView {
 
 // The panels the first keystroke does not need, each a module of its own
 // (docs/performance.md, "What loads first").
+
+#[wasm_split_helpers::wasm_split(sync_status, fallible)]
+fn sync_status() -> Result<AnyView, SplitLoaderError> {
+    Ok(view! { <SyncStatus/> }.into_any())
+}
 
 #[wasm_split_helpers::wasm_split(leaderboard, fallible)]
 fn leaderboard() -> Result<AnyView, SplitLoaderError> {

@@ -7,6 +7,9 @@
 //! mark without `fallible`: a failed fetch would abort the whole page, game
 //! included. Here a failed load shows a line saying so and is tried again, at
 //! growing intervals, while the game plays on.
+//!
+//! What loads on its own (the panels, the result screen's module) waits for
+//! [`GameDrawn`]: nothing it fetches or compiles comes before the game a player types in.
 
 use leptos::prelude::*;
 use send_wrapper::SendWrapper;
@@ -23,6 +26,35 @@ fn retry_delay(failures: u32) -> Duration {
     FIRST_RETRY_DELAY
         .saturating_mul(1 << failures.min(16))
         .min(MAX_RETRY_DELAY)
+}
+
+/// Whether the game is drawn, ready for a key (or what stands in its place: the
+/// texts' error, a board entry's replay). Provided by the app, marked by the game.
+#[derive(Clone, Copy)]
+pub struct GameDrawn(RwSignal<bool>);
+
+impl GameDrawn {
+    /// A new one, not drawn yet, provided to the components below.
+    pub fn provide() -> GameDrawn {
+        let drawn = GameDrawn(RwSignal::new(false));
+        provide_context(drawn);
+        drawn
+    }
+
+    /// Marks it drawn once the view being built is in the page (an effect runs after
+    /// its component is rendered).
+    pub fn mark_when_rendered(self) {
+        Effect::new(move || {
+            if !self.0.get_untracked() {
+                self.0.set(true);
+            }
+        });
+    }
+
+    /// Whether it is drawn (reactive).
+    pub fn get(self) -> bool {
+        self.0.get()
+    }
 }
 
 /// Shows what `load` returns once its module is loaded; nothing until then, and a

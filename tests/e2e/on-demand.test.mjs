@@ -1,6 +1,7 @@
 // What loads first (docs/performance.md): the game takes keys before any on-demand
 // module has arrived; each module loads when first needed, offline too (from the
-// precache); a module whose load fails is tried again and the game plays on.
+// precache); a module whose load fails is tried again and the game plays on, and a
+// text pasted while its reader cannot be fetched is kept.
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import { launchBrowser, openControlled, startServer } from './harness.mjs';
@@ -83,13 +84,29 @@ test('each on-demand module loads when first needed, offline too, from the preca
   await page.locator('#leaderboard-title').waitFor({ timeout: 30_000 });
   await page.getByTestId('profile-panel').waitFor({ timeout: 30_000 });
   assert.ok(!loaded.includes('practice'), `practice waits until it is opened; loaded: ${loaded}`);
+  assert.ok(!loaded.includes('loader'), `the text reader waits for a text; loaded: ${loaded}`);
   await page.getByTestId('practice-panel').locator('summary').click();
   await page.getByTestId('practice-english').waitFor({ timeout: 30_000 });
-  for (const name of ['leaderboard', 'profile', 'practice']) {
+  // A loaded text is read by the `loader` module; the result screen's module came
+  // once the game was drawn, and shows the end of this game on it.
+  await page.getByTestId('load-text-panel').locator('summary').click();
+  await page.getByTestId('load-text-field').fill('On demand.');
+  await page.getByTestId('load-text').click();
+  await page.waitForFunction(
+    () => document.querySelector('[data-testid="prompt"]')?.textContent === 'On demand.',
+    null,
+    { timeout: 30_000 },
+  );
+  await typingFocused(page);
+  await page.keyboard.type('On demand.', { delay: 120 });
+  await page.getByTestId('result').waitFor({ timeout: 30_000 });
+  for (const name of ['leaderboard', 'profile', 'practice', 'loader', 'result']) {
     assert.ok(loaded.includes(name), `${name} loaded; loaded: ${loaded}`);
     assert.ok(fromWorker.includes(name), `${name} came from the precache; from it: ${fromWorker}`);
   }
-  assert.equal(loaded.filter((name) => name === 'practice').length, 1, 'loaded once');
+  for (const name of ['practice', 'result']) {
+    assert.equal(loaded.filter((n) => n === name).length, 1, `${name} loaded once`);
+  }
   await context.close();
 });
 
@@ -123,5 +140,36 @@ test('a module whose load fails is tried again, and the game plays on meanwhile'
   await page.getByTestId('practice-english').waitFor({ timeout: 30_000 });
   assert.equal(refused, 2);
   assert.equal(await error.count(), 0, 'the error line is gone once the module is in');
+  await context.close();
+});
+
+test('a text pasted while its reader cannot be fetched waits in the field, and loads on the next try', async () => {
+  const context = await browser.newContext({ serviceWorkers: 'block' });
+  await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: server.origin });
+  const page = await context.newPage();
+  const reader = /\/keydo-lazy-split_loader-[0-9a-f]{16}\.wasm$/;
+  await page.route(reader, (route) => route.abort('connectionreset'));
+  await page.goto(server.origin);
+  await typingFocused(page);
+  const before = await page.getByTestId('prompt').textContent();
+  const text = 'Nothing pasted is lost.';
+  await page.evaluate((t) => navigator.clipboard.writeText(t), text);
+  await page.evaluate(() => document.activeElement?.blur());
+  await page.keyboard.press('ControlOrMeta+V');
+  const error = page.getByTestId('load-text-error');
+  await error.filter({ hasText: 'could not fetch the part that reads texts' }).waitFor({ timeout: 10_000 });
+  assert.equal(await page.getByTestId('load-text-field').inputValue(), text, 'the paste waits in the field');
+  assert.ok(await page.getByTestId('load-text-panel').evaluate((d) => d.open), 'the field is shown');
+  assert.equal(await page.getByTestId('prompt').textContent(), before, 'the game in play is left alone');
+  // The network is back: the button loads the text that waited.
+  await page.unroute(reader);
+  await page.getByTestId('load-text').click();
+  await page.waitForFunction(
+    (t) => document.querySelector('[data-testid="prompt"]')?.textContent === t,
+    text,
+    { timeout: 30_000 },
+  );
+  assert.equal(await page.getByTestId('load-text-field').inputValue(), '', 'the field is emptied once loaded');
+  assert.equal(await error.count(), 0);
   await context.close();
 });

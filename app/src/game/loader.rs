@@ -3,32 +3,54 @@
 //! A text comes from the "Load a text" field, from Ctrl/Cmd+V anywhere outside a text
 //! field, or from the system's share sheet (the manifest's `share_target` opens
 //! `/?title=…&text=…`), or from a `/t/<short>` link to a text the server stored. Each
-//! is read by [`Loaded::parse`]; one the rules refuse is
-//! shown with why, and the game in play is left alone.
+//! is read by [`Loaded::parse`] (a module loaded on demand); one the rules
+//! refuse is shown with why, and the game in play is left alone.
 
 use super::source::{Loaded, Source};
+use crate::on_demand::SplitLoaderError;
 use crate::services::api;
 use keydo_core::game::mode::Language;
+use keydo_core::text::TextError;
 use leptos::ev;
-use leptos::html::Textarea;
+use leptos::html::{Details, Textarea};
 use leptos::prelude::*;
 use leptos::task::spawn_local;
 use wasm_bindgen::JsCast;
+use wasm_split_helpers::wasm_split;
+
+/// Why a text waits in the field: the code that reads texts could not be fetched.
+const NOT_LOADED: &str = "KeyDo could not fetch the part that reads texts. The text is kept in the field: press “Type this text” to try again.";
 
 #[component]
 pub fn TextLoader(on_load: impl Fn(Source) + Copy + 'static) -> impl IntoView {
     let (error, set_error) = signal(None::<String>);
     let field = NodeRef::<Textarea>::new();
-    let load = move |raw: &str, title: Option<&str>| match Loaded::parse(raw, title) {
-        Ok(loaded) => {
-            set_error.set(None);
-            on_load(Source::Text(loaded));
-            true
-        }
-        Err(refused) => {
-            set_error.set(Some(refused.to_string()));
-            false
-        }
+    let panel = NodeRef::<Details>::new();
+    // Reading a text (normalising, splitting into 段) is a module of its own, fetched
+    // on the first text. Until it is in, nothing pasted is lost: a text that cannot be
+    // read yet waits in the field for the player to try again.
+    let load = move |raw: String, title: Option<String>, from_field: bool| {
+        spawn_local(async move {
+            match read_text(raw.clone(), title).await {
+                Ok(Ok(loaded)) => {
+                    set_error.set(None);
+                    if from_field && let Some(field) = field.get_untracked() {
+                        field.set_value("");
+                    }
+                    on_load(Source::Text(loaded));
+                }
+                Ok(Err(refused)) => set_error.set(Some(refused.to_string())),
+                Err(_) => {
+                    if let (Some(field), Some(panel)) =
+                        (field.get_untracked(), panel.get_untracked())
+                    {
+                        field.set_value(&raw);
+                        panel.set_open(true);
+                    }
+                    set_error.set(Some(NOT_LOADED.to_owned()));
+                }
+            }
+        });
     };
 
     // Ctrl/Cmd+V outside any text field loads what was pasted.
@@ -42,7 +64,7 @@ pub fn TextLoader(on_load: impl Fn(Source) + Copy + 'static) -> impl IntoView {
             .unwrap_or_default();
         if !text.trim().is_empty() {
             event.prevent_default();
-            load(&text, None);
+            load(text, None, false);
         }
     });
     on_cleanup(move || on_paste.remove());
@@ -50,7 +72,7 @@ pub fn TextLoader(on_load: impl Fn(Source) + Copy + 'static) -> impl IntoView {
     // A share opens `/?title=…&text=…`: load it once, then drop the query so a
     // reload does not load it again.
     if let Some(shared) = shared_text() {
-        load(&shared.text, shared.title.as_deref());
+        load(shared.text, shared.title, false);
         if let Ok(history) = window().history() {
             let _ = history.replace_state_with_url(&wasm_bindgen::JsValue::NULL, "", Some("/"));
         }
@@ -60,9 +82,7 @@ pub fn TextLoader(on_load: impl Fn(Source) + Copy + 'static) -> impl IntoView {
     if let Some(short) = linked_text() {
         spawn_local(async move {
             match api::stored_text(&short).await {
-                Ok(stored) => {
-                    load(&stored.text, None);
-                }
+                Ok(stored) => load(stored.text, None, false),
                 Err(why) => set_error.set(Some(why)),
             }
         });
@@ -75,13 +95,11 @@ pub fn TextLoader(on_load: impl Fn(Source) + Copy + 'static) -> impl IntoView {
         let Some(field) = field.get_untracked() else {
             return;
         };
-        if load(&field.value(), None) {
-            field.set_value("");
-        }
+        load(field.value(), None, true);
     };
     view! {
         <div class="loader">
-            <details class="load-text" data-testid="load-text-panel">
+            <details class="load-text" data-testid="load-text-panel" node_ref=panel>
                 <summary lang="zh-Hans">"载文 · Load a text"</summary>
                 <label class="load-text-label" for="load-text-field">
                     "Paste any text (a QQ 发文 message too), or press Ctrl+V anywhere outside a field."
@@ -153,4 +171,13 @@ fn shared_text() -> Option<Shared> {
         text,
         title: params.get("title"),
     })
+}
+
+/// Reads a text ([`Loaded::parse`]) in the module that holds the text rules.
+#[wasm_split(loader, fallible)]
+fn read_text(
+    raw: String,
+    title: Option<String>,
+) -> Result<Result<Loaded, TextError>, SplitLoaderError> {
+    Ok(Loaded::parse(&raw, title.as_deref()))
 }

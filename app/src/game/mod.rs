@@ -21,7 +21,8 @@ mod seed;
 mod source;
 mod texts;
 
-use crate::practice::{PracticeKind, PracticePanel, PracticeResult, PracticeText, StartPractice};
+use crate::on_demand::{GameDrawn, OnDemand};
+use crate::practice::{PracticeKind, PracticePanel, PracticeText, StartPractice, practice_result};
 use crate::services::practice::{PracticeService, Saved};
 use crate::services::profile::ProfileService;
 use crate::services::records::Records;
@@ -39,8 +40,9 @@ use options::OptionsBar;
 pub use play::Finished;
 use play::{Loading, Play};
 pub use replay::{ReplayPlayer, replay_code};
-use result::{Recording, ResultScreen};
+use result::{Recording, preload_result_screen, result_screen};
 use source::Source;
+use std::time::Duration;
 pub use texts::Corpora;
 
 #[component]
@@ -95,6 +97,7 @@ pub fn Game() -> impl IntoView {
     // "Next game": a loaded text's next 段, or the same source again.
     let next_game = move || play(source.with_untracked(Source::after_finish));
     provide_context(StartPractice(Callback::new(move |text: PracticeText| {
+        practice.open();
         play(Source::Practice(text))
     })));
     // The page opens in the player's preferred mode, once the profile is read, unless
@@ -126,14 +129,28 @@ pub fn Game() -> impl IntoView {
     });
     on_cleanup(move || on_escape.remove());
 
+    // The result screen is a module of its own (docs/performance.md, "What loads
+    // first"), fetched once the game is drawn so that it is in before a game ends.
+    let drawn = expect_context::<GameDrawn>();
+    Effect::new(move || {
+        if drawn.get() {
+            set_timeout(
+                || leptos::task::spawn_local(async { _ = preload_result_screen().await }),
+                Duration::ZERO,
+            );
+        }
+    });
+    let on_next = Callback::new(move |()| next_game());
     let stage = move || {
         match finished.get() {
             Some((finished, Ended::Recorded(saving))) => {
-                return view! { <ResultScreen finished saving on_restart=next_game/> }.into_any();
+                let load = move || result_screen(finished.clone(), saving, on_next);
+                return view! { <OnDemand load what="result"/> }.into_any();
             }
             Some((finished, Ended::Practised(practice, saved))) => {
-                return view! { <PracticeResult finished practice saved on_again=next_game/> }
-                    .into_any();
+                let load =
+                    move || practice_result(finished.clone(), practice.clone(), saved, on_next);
+                return view! { <OnDemand load what="practice result"/> }.into_any();
             }
             None => {}
         }
@@ -144,10 +161,13 @@ pub fn Game() -> impl IntoView {
         let options = chosen.get().of(mode);
         match corpora.assignment_of(&source, seed, options, today) {
             None => view! { <Loading mode/> }.into_any(),
-            Some(Err(error)) => view! {
-                <p class="texts-error" role="alert" data-testid="texts-error">{error.to_string()}</p>
+            Some(Err(error)) => {
+                drawn.mark_when_rendered();
+                view! {
+                    <p class="texts-error" role="alert" data-testid="texts-error">{error.to_string()}</p>
+                }
+                .into_any()
             }
-            .into_any(),
             Some(Ok(assignment)) => view! {
                 <Play
                     mode

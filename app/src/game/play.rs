@@ -8,6 +8,7 @@
 use super::input::TypingInput;
 use super::prompt::{Marks, PromptView};
 use super::texts::Assignment;
+use crate::on_demand::GameDrawn;
 use keydo_core::game::mode::Language;
 use keydo_core::game::options::Test;
 use keydo_core::game::score::Stats;
@@ -65,6 +66,10 @@ pub fn Play(
         mode,
         options: assignment.id.options(),
     };
+    // Ready for a key once this is rendered: what loads on demand may start.
+    if let Some(drawn) = use_context::<GameDrawn>() {
+        drawn.mark_when_rendered();
+    }
     let session = Session::new(test, &assignment.prompt);
     let session = StoredValue::new(match assignment.time_limit_ms {
         Some(limit) => session.timed(limit),

@@ -17,6 +17,7 @@ use super::chart::SpeedChart;
 use super::play::Finished;
 use super::replay::ReplayPlayer;
 use super::report::ReportView;
+use crate::on_demand::SplitLoaderError;
 use crate::practice::DrillRow;
 use crate::services::db;
 use crate::services::profile::ProfileService;
@@ -35,13 +36,31 @@ use leptos::prelude::*;
 use line::ResultLine;
 use rows::{FigureRow, figure_rows};
 use uuid::Uuid;
+use wasm_split_helpers::wasm_split;
+
+/// The result screen ([`ResultScreen`]), a module loaded on demand
+/// (docs/performance.md, "What loads first").
+#[wasm_split(result, fallible)]
+pub fn result_screen(
+    finished: Finished,
+    saving: Recording,
+    on_restart: Callback<()>,
+) -> Result<AnyView, SplitLoaderError> {
+    Ok(view! { <ResultScreen finished saving on_restart=move || on_restart.run(())/> }.into_any())
+}
+
+/// Loads the result screen's module ahead of the first game's end.
+#[wasm_split(result, fallible)]
+pub fn preload_result_screen() -> Result<(), SplitLoaderError> {
+    Ok(())
+}
 
 /// Where recording the finished game stands: a signal that follows the write, or why
 /// the game is not recorded at all.
 pub type Recording = Result<ReadSignal<Saving>, Implausible>;
 
 #[component]
-pub fn ResultScreen(
+fn ResultScreen(
     finished: Finished,
     saving: Recording,
     on_restart: impl Fn() + Copy + 'static,

@@ -21,7 +21,7 @@ use keydo_core::practice::stats::Target;
 use keydo_core::{Mode, Prompt};
 use leptos::prelude::*;
 use progress::Progress;
-pub use result::{DrillRow, PracticeResult};
+pub use result::{DrillRow, practice_result};
 
 /// A practice game to play: its text, and what it practises.
 #[derive(Debug, Clone, PartialEq)]
@@ -163,11 +163,7 @@ pub fn PracticePanel() -> impl IntoView {
     let service = expect_context::<PracticeService>();
     let (open, set_open) = signal(false);
     let on_toggle = move |event: leptos::ev::Event| {
-        let opened = event_target::<web_sys::HtmlDetailsElement>(&event).open();
-        set_open.set(opened);
-        if opened {
-            service.load_course();
-        }
+        set_open.set(event_target::<web_sys::HtmlDetailsElement>(&event).open());
     };
     view! {
         <details class="practice-panel" data-testid="practice-panel" on:toggle=on_toggle>
@@ -189,6 +185,8 @@ fn practice_lessons() -> Result<AnyView, SplitLoaderError> {
 #[component]
 fn Lessons() -> impl IntoView {
     let service = expect_context::<PracticeService>();
+    // The panel's module is in: the course loads with it, once.
+    service.load_course();
     let on_start = expect_context::<StartPractice>().0;
     let course = service.course();
     let practice = service.practice();

@@ -2,18 +2,35 @@
 
 use super::{PracticeKind, PracticeText, StartPractice, new_lesson};
 use crate::game::Finished;
+use crate::on_demand::SplitLoaderError;
 use crate::services::practice::{CourseState, PracticeService, Saved};
 use keydo_core::Prompt;
 use keydo_core::game::report::{self, Report};
 use keydo_core::game::score;
 use keydo_core::practice::drill::{Drill, DrillKind};
 use leptos::prelude::*;
+use wasm_split_helpers::wasm_split;
+
+/// What a finished practice game shows ([`PracticeResult`]), from the same module as
+/// the opened panel: a drill started from a result screen can come before the panel.
+#[wasm_split(practice, fallible)]
+pub fn practice_result(
+    finished: Finished,
+    practice: PracticeText,
+    saved: Saved,
+    on_again: Callback<()>,
+) -> Result<AnyView, SplitLoaderError> {
+    Ok(
+        view! { <PracticeResult finished practice saved on_again=move || on_again.run(())/> }
+            .into_any(),
+    )
+}
 
 /// A practice game's speed and accuracy, whether its statistics were saved (and a
 /// custom text's personal best), and what to practise next. Nothing here is sent
 /// anywhere.
 #[component]
-pub fn PracticeResult(
+fn PracticeResult(
     finished: Finished,
     practice: PracticeText,
     saved: Saved,

@@ -7,6 +7,10 @@
 //! history, the bests or the outbox, so no board ever sees them. A game of
 //! the boards reaches the store with its history row (`Records`), and the statistics
 //! catch up with it here once the course is loaded.
+//!
+//! The first keystroke needs none of it: the statistics are read when practice is
+//! first used, and the reading, the course and the writes run in the practice module
+//! (docs/performance.md, "What loads first").
 
 use super::texts::{LoadError, fetch};
 use keydo_core::game::texts::WordList;
@@ -17,7 +21,10 @@ use keydo_core::practice::stats::Target;
 use keydo_storage::{Db, Practice, PracticeGame, Recorded, StorageError};
 use leptos::prelude::*;
 use leptos::task::spawn_local;
+use std::future::Future;
+use std::pin::Pin;
 use std::sync::Arc;
+use wasm_split_helpers::{SplitLoaderError, wasm_split};
 
 /// Where loading the course stands.
 #[derive(Clone)]
@@ -31,6 +38,8 @@ pub enum CourseState {
 /// The course and the statistics, shared by the practice panel and the game.
 #[derive(Clone, Copy)]
 pub struct PracticeService {
+    /// Whether the stored statistics were asked for ([`Self::open`]).
+    opened: RwSignal<bool>,
     course: RwSignal<CourseState>,
     /// The store as last read or written; the default until read.
     practice: RwSignal<Practice>,
@@ -46,27 +55,50 @@ pub struct PracticeService {
 pub type Saved = ReadSignal<Option<Result<Option<Recorded>, String>>>;
 
 impl PracticeService {
-    /// Reads the stored target and statistics; the course waits for [`Self::load_course`].
+    /// The service, with nothing read yet: the stored statistics and custom text are
+    /// read by [`Self::open`], when practice is first used.
     pub fn start() -> PracticeService {
-        let service = PracticeService {
+        PracticeService {
+            opened: RwSignal::new(false),
             course: RwSignal::new(CourseState::NotLoaded),
             practice: RwSignal::new(Practice::default()),
             error: RwSignal::new(None),
             custom: RwSignal::new(None),
-        };
-        service.update(async |db| db.practice().await);
+        }
+    }
+
+    /// Reads the stored target, statistics and custom text, once: when the panel opens
+    /// or a practice game starts (a drill from a result screen can come first). The
+    /// reading runs in the practice module (docs/performance.md, "What loads first").
+    pub fn open(&self) {
+        if self.opened.get_untracked() {
+            return;
+        }
+        self.opened.set(true);
+        let service = *self;
         spawn_local(async move {
-            match open_and(async |db| db.custom_text().await).await {
-                Ok(custom) => {
-                    // A text set meanwhile is newer than the one read.
-                    if service.custom.with_untracked(Option::is_none) {
-                        service.custom.try_set(custom);
-                    }
+            match read_stored(service).await {
+                Ok(reading) => reading.await,
+                Err(_) => {
+                    service.opened.set(false);
+                    service.error.try_set(Some(NOT_LOADED.to_owned()));
                 }
-                Err(error) => web_sys::console::warn_1(&format!("keydo: {error}").into()),
             }
         });
-        service
+    }
+
+    /// [`Self::open`]'s reads.
+    async fn read_stored(self) {
+        self.update(async |db| db.practice().await);
+        match open_and(async |db| db.custom_text().await).await {
+            Ok(custom) => {
+                // A text set meanwhile is newer than the one read.
+                if self.custom.with_untracked(Option::is_none) {
+                    self.custom.try_set(custom);
+                }
+            }
+            Err(error) => web_sys::console::warn_1(&format!("keydo: {error}").into()),
+        }
     }
 
     /// The custom text last set, with its setting's personal best (reactive).
@@ -129,13 +161,15 @@ impl PracticeService {
     /// Fetches the lists and builds the course, once; then folds the games not yet
     /// folded.
     pub fn load_course(&self) {
+        self.open();
         if !matches!(self.course.get_untracked(), CourseState::NotLoaded) {
             return;
         }
         let service = *self;
         spawn_local(async move {
-            if service.course_ready().await.is_some() {
-                service.catch_up();
+            match load_course(service).await {
+                Ok(loading) => loading.await,
+                Err(_) => _ = service.error.try_set(Some(NOT_LOADED.to_owned())),
             }
         });
     }
@@ -163,7 +197,11 @@ impl PracticeService {
     /// is loaded (a game of the boards just saved, say).
     pub fn catch_up(&self) {
         if let CourseState::Loaded(course) = self.course.get_untracked() {
-            self.update(async move |db| db.catch_up_practice(&course).await);
+            let service = *self;
+            spawn_local(async move {
+                // The course is loaded, so its module is in: the call cannot fail to load.
+                _ = fold_new_games(service, course).await;
+            });
         }
     }
 
@@ -174,34 +212,48 @@ impl PracticeService {
         let done = RwSignal::new(None);
         let service = *self;
         spawn_local(async move {
-            let Some(course) = service.course_ready().await else {
-                done.try_set(Some(Err("the practice lists could not be loaded".into())));
-                return;
-            };
-            service.update(async move |db| {
-                let outcome = match &custom {
-                    Some((custom, value)) => db
-                        .record_custom_game(&course, &game, custom, *value)
-                        .await
-                        .map(|(practice, best)| (practice, Some(best))),
-                    None => db
-                        .record_practice_game(&course, &game)
-                        .await
-                        .map(|practice| (practice, None)),
-                };
-                if let (Some((custom, _)), Ok((_, Some(best)))) = (&custom, &outcome) {
-                    service.set_custom_best(custom, Some(best.best));
-                }
-                done.try_set(Some(
-                    outcome
-                        .as_ref()
-                        .map(|(_, best)| *best)
-                        .map_err(|e| e.to_string()),
-                ));
-                outcome.map(|(practice, _)| practice)
-            });
+            match record_game(service, game, custom, done).await {
+                Ok(recording) => recording.await,
+                Err(_) => _ = done.try_set(Some(Err(NOT_LOADED.to_owned()))),
+            }
         });
         done.read_only()
+    }
+
+    /// [`Self::record`]'s work, in the practice module.
+    async fn record_now(
+        self,
+        game: PracticeGame,
+        custom: Option<(CustomText, i64)>,
+        done: RwSignal<Option<Result<Option<Recorded>, String>>>,
+    ) {
+        let service = self;
+        let Some(course) = service.course_ready().await else {
+            done.try_set(Some(Err("the practice lists could not be loaded".into())));
+            return;
+        };
+        service.update(async move |db| {
+            let outcome = match &custom {
+                Some((custom, value)) => db
+                    .record_custom_game(&course, &game, custom, *value)
+                    .await
+                    .map(|(practice, best)| (practice, Some(best))),
+                None => db
+                    .record_practice_game(&course, &game)
+                    .await
+                    .map(|practice| (practice, None)),
+            };
+            if let (Some((custom, _)), Ok((_, Some(best)))) = (&custom, &outcome) {
+                service.set_custom_best(custom, Some(best.best));
+            }
+            done.try_set(Some(
+                outcome
+                    .as_ref()
+                    .map(|(_, best)| *best)
+                    .map_err(|e| e.to_string()),
+            ));
+            outcome.map(|(practice, _)| practice)
+        });
     }
 
     /// Sets the target speeds.
@@ -225,6 +277,43 @@ impl PracticeService {
             }
         });
     }
+}
+
+/// Why practice could not be read or saved: its module could not be fetched.
+const NOT_LOADED: &str =
+    "the practice code could not be loaded; it is tried again when practice is next used";
+
+/// Work of the service that runs in the practice module, once it is loaded.
+type Task = Pin<Box<dyn Future<Output = ()>>>;
+
+#[wasm_split(practice, fallible)]
+fn read_stored(service: PracticeService) -> Result<Task, SplitLoaderError> {
+    Ok(Box::pin(service.read_stored()))
+}
+
+#[wasm_split(practice, fallible)]
+fn load_course(service: PracticeService) -> Result<Task, SplitLoaderError> {
+    Ok(Box::pin(async move {
+        if service.course_ready().await.is_some() {
+            service.catch_up();
+        }
+    }))
+}
+
+#[wasm_split(practice, fallible)]
+fn record_game(
+    service: PracticeService,
+    game: PracticeGame,
+    custom: Option<(CustomText, i64)>,
+    done: RwSignal<Option<Result<Option<Recorded>, String>>>,
+) -> Result<Task, SplitLoaderError> {
+    Ok(Box::pin(service.record_now(game, custom, done)))
+}
+
+#[wasm_split(practice, fallible)]
+fn fold_new_games(service: PracticeService, course: Arc<Course>) -> Result<(), SplitLoaderError> {
+    service.update(async move |db| db.catch_up_practice(&course).await);
+    Ok(())
 }
 
 /// Runs `operation` on a connection of its own.
