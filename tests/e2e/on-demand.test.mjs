@@ -67,6 +67,40 @@ test('the first keystroke is accepted before any on-demand module has loaded', a
   await context.close();
 });
 
+test('the panels and the result screen wait for the game to be drawn', async () => {
+  const context = await browser.newContext({ serviceWorkers: 'block' });
+  const page = await context.newPage();
+  // The texts are held, so the game shows its loading state and is not drawn.
+  let releaseTexts;
+  const textsReleased = new Promise((resolve) => (releaseTexts = resolve));
+  await page.route(/\/texts\/(words\.txt|quotes\.json|zh\.json)$/, async (route) => {
+    await textsReleased;
+    await route.continue();
+  });
+  const asked = [];
+  page.on('request', (request) => {
+    const name = moduleOf(request.url());
+    if (name) asked.push(name);
+  });
+  await page.goto(server.origin);
+  await page.locator('.prompt-loading').waitFor({ timeout: 30_000 });
+  // A second of the wasm running with the game undrawn: the panels were asked for in
+  // the first tasks after the mount before they waited for it.
+  await page.waitForTimeout(1_000);
+  const waiting = ['sync_status', 'leaderboard', 'profile', 'result'];
+  assert.deepEqual(
+    asked.filter((name) => waiting.includes(name)),
+    [],
+    `asked for while the texts loaded: ${asked}`,
+  );
+  releaseTexts();
+  await typingFocused(page);
+  await page.locator('#leaderboard-title').waitFor({ timeout: 30_000 });
+  await page.getByTestId('profile-panel').waitFor({ timeout: 30_000 });
+  for (const name of waiting) assert.ok(asked.includes(name), `${name} asked for once drawn; asked: ${asked}`);
+  await context.close();
+});
+
 test('each on-demand module loads when first needed, offline too, from the precache', async () => {
   const context = await browser.newContext();
   const installed = await openControlled(context, server.origin);

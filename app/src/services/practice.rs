@@ -227,12 +227,11 @@ impl PracticeService {
         custom: Option<(CustomText, i64)>,
         done: RwSignal<Option<Result<Option<Recorded>, String>>>,
     ) {
-        let service = self;
-        let Some(course) = service.course_ready().await else {
+        let Some(course) = self.course_ready().await else {
             done.try_set(Some(Err("the practice lists could not be loaded".into())));
             return;
         };
-        service.update(async move |db| {
+        self.update(async move |db| {
             let outcome = match &custom {
                 Some((custom, value)) => db
                     .record_custom_game(&course, &game, custom, *value)
@@ -244,7 +243,7 @@ impl PracticeService {
                     .map(|practice| (practice, None)),
             };
             if let (Some((custom, _)), Ok((_, Some(best)))) = (&custom, &outcome) {
-                service.set_custom_best(custom, Some(best.best));
+                self.set_custom_best(custom, Some(best.best));
             }
             done.try_set(Some(
                 outcome
