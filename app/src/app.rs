@@ -1,13 +1,13 @@
 //! The top-level component: starts the services (the page's I/O), then lays out the
 //! game, the offline shell's status (in the header `index.html` paints before the wasm
-//! runs), and (tasks later) the sync status, the leaderboards and the profile. At
-//! `/r/<code>` a board entry's replay takes the game's place.
+//! runs), and (tasks later, once in view) the sync status, the leaderboards and the
+//! profile. At `/r/<code>` a board entry's replay takes the game's place.
 
 use crate::appearance;
 use crate::board_replay::BoardReplay;
 use crate::game::{Game, replay_code};
 use crate::leaderboard::Leaderboard;
-use crate::on_demand::{GameDrawn, OnDemand, SplitLoaderError};
+use crate::on_demand::{GameDrawn, OnDemand, SplitLoaderError, when_in_view};
 use crate::profile_panel::ProfilePanel;
 use crate::services;
 use crate::shell_status::ShellStatus;
@@ -25,14 +25,28 @@ pub fn App() -> impl IntoView {
     services::provide();
     appearance::follow_settings();
     let game_drawn = GameDrawn::provide();
-    // The panels below the game are drawn once it is, each in a task of its own: the
-    // page's first long task is shorter, no later task is long, their modules' fetches
-    // and compiles come after the game's, and they appear below everything, so
-    // nothing moves.
+    // The panels below the game are drawn once it is and they come into view (a
+    // phone shows them only when scrolled to), each in a task of its own: their
+    // modules' fetches, compiles and drawing come after the game's and never while
+    // they are off screen, and they appear below everything, so nothing moves
+    // (docs/performance.md, "What loads first").
+    let side = NodeRef::<leptos::html::Aside>::new();
     let (panels_drawn, set_panels_drawn) = signal(0_usize);
+    Effect::new(move |watching: Option<bool>| {
+        if watching == Some(true) {
+            return true;
+        }
+        match (game_drawn.get(), side.get()) {
+            (true, Some(side)) => {
+                when_in_view(&side, move || set_panels_drawn.set(1));
+                true
+            }
+            _ => false,
+        }
+    });
     Effect::new(move |_| {
         let drawn = panels_drawn.get();
-        if game_drawn.get() && drawn < PANELS {
+        if (1..PANELS).contains(&drawn) {
             set_timeout(move || set_panels_drawn.set(drawn + 1), Duration::ZERO);
         }
     });
@@ -52,7 +66,7 @@ pub fn App() -> impl IntoView {
     view! {
         <Portal mount=status_slot><ShellStatus/></Portal>
         {main}
-        <aside class="side">
+        <aside class="side" node_ref=side>
             <Show when=move || { panels_drawn.get() >= 1 }>
                 <OnDemand load=sync_status what="sync status"/>
             </Show>
@@ -66,20 +80,21 @@ pub fn App() -> impl IntoView {
     }
 }
 
-// The panels the first keystroke does not need, each a module of its own
-// (docs/performance.md, "What loads first").
+// The panels the first keystroke does not need: one module, `panels`, with an entry
+// point for each, so one fetch brings all three and each is drawn in a task of its
+// own (docs/performance.md, "What loads first").
 
-#[wasm_split_helpers::wasm_split(sync_status, fallible)]
+#[wasm_split_helpers::wasm_split(panels, fallible)]
 fn sync_status() -> Result<AnyView, SplitLoaderError> {
     Ok(view! { <SyncStatus/> }.into_any())
 }
 
-#[wasm_split_helpers::wasm_split(leaderboard, fallible)]
+#[wasm_split_helpers::wasm_split(panels, fallible)]
 fn leaderboard() -> Result<AnyView, SplitLoaderError> {
     Ok(view! { <Leaderboard/> }.into_any())
 }
 
-#[wasm_split_helpers::wasm_split(profile, fallible)]
+#[wasm_split_helpers::wasm_split(panels, fallible)]
 fn profile_panel() -> Result<AnyView, SplitLoaderError> {
     Ok(view! { <ProfilePanel/> }.into_any())
 }

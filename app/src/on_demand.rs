@@ -15,6 +15,8 @@ use leptos::prelude::*;
 use send_wrapper::SendWrapper;
 use std::future::Future;
 use std::time::Duration;
+use wasm_bindgen::JsCast;
+use wasm_bindgen::closure::Closure;
 pub use wasm_split_helpers::SplitLoaderError;
 
 /// The first retry's delay; each failure doubles it, up to [`MAX_RETRY_DELAY`].
@@ -55,6 +57,30 @@ impl GameDrawn {
     pub fn get(self) -> bool {
         self.0.get()
     }
+}
+
+/// Calls `then` once, when `element` first comes into the viewport (at once if it
+/// is in it already).
+pub fn when_in_view(element: &web_sys::Element, then: impl FnOnce() + 'static) {
+    let mut then = Some(then);
+    // Owned by the observer's callback (garbage once it is disconnected).
+    let seen = Closure::<dyn FnMut(js_sys::Array, web_sys::IntersectionObserver)>::new(
+        move |entries: js_sys::Array, observer: web_sys::IntersectionObserver| {
+            let in_view = entries.iter().any(|entry| {
+                entry
+                    .unchecked_into::<web_sys::IntersectionObserverEntry>()
+                    .is_intersecting()
+            });
+            if in_view && let Some(then) = then.take() {
+                observer.disconnect();
+                then();
+            }
+        },
+    )
+    .into_js_value();
+    let observer = web_sys::IntersectionObserver::new(seen.unchecked_ref())
+        .expect("IntersectionObserver takes a function");
+    observer.observe(element);
 }
 
 /// Shows what `load` returns once its module is loaded; nothing until then, and a

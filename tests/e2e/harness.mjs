@@ -33,9 +33,22 @@ const CHROMIUM = {
   ],
 };
 
+/**
+ * The window pages open in unless a test says otherwise: a desktop's, tall enough to
+ * show the panels below the game, which are drawn once they come into view
+ * (docs/performance.md, "What loads first"). Playwright's own default (1280 × 720)
+ * ends just above them.
+ */
+const VIEWPORT = { width: 1280, height: 1000 };
+
 /** A browser whose contexts are fresh, incognito-like profiles; `extraArgs` adds flags. */
-export function launchBrowser(extraArgs = []) {
-  return chromium.launch({ ...CHROMIUM, args: [...CHROMIUM.args, ...extraArgs] });
+export async function launchBrowser(extraArgs = []) {
+  const browser = await chromium.launch({ ...CHROMIUM, args: [...CHROMIUM.args, ...extraArgs] });
+  const newContext = browser.newContext.bind(browser);
+  const newPage = browser.newPage.bind(browser);
+  browser.newContext = (options = {}) => newContext({ viewport: VIEWPORT, ...options });
+  browser.newPage = (options = {}) => newPage({ viewport: VIEWPORT, ...options });
+  return browser;
 }
 
 /**
@@ -46,6 +59,7 @@ export async function launchProfile(extraArgs = []) {
   const profile = tempDir('profile');
   const context = await chromium.launchPersistentContext(profile, {
     ...CHROMIUM,
+    viewport: VIEWPORT,
     args: [...CHROMIUM.args, ...extraArgs],
   });
   const close = context.close.bind(context);

@@ -1,5 +1,6 @@
 // What loads first (docs/performance.md): the game takes keys before any on-demand
-// module has arrived; each module loads when first needed, offline too (from the
+// module has arrived; the panels below the game load once they come into view; each
+// module loads when first needed, offline too (from the
 // precache); a module whose load fails is tried again and the game plays on, and a
 // text pasted while its reader cannot be fetched is kept.
 import assert from 'node:assert/strict';
@@ -62,7 +63,7 @@ test('the first keystroke is accepted before any on-demand module has loaded', a
   assert.ok(held.length > 0, 'the page asked for its on-demand modules while the game played');
   release();
   await page.locator('#leaderboard-title').waitFor({ timeout: 30_000 });
-  assert.ok(loaded.includes('leaderboard'), `loaded: ${loaded}`);
+  assert.ok(loaded.includes('panels'), `loaded: ${loaded}`);
   assert.equal(await correctChars(page), 5, 'the game kept its keys');
   await context.close();
 });
@@ -87,7 +88,7 @@ test('the panels and the result screen wait for the game to be drawn', async () 
   // A second of the wasm running with the game undrawn: the panels were asked for in
   // the first tasks after the mount before they waited for it.
   await page.waitForTimeout(1_000);
-  const waiting = ['sync_status', 'leaderboard', 'profile', 'result'];
+  const waiting = ['panels', 'result'];
   assert.deepEqual(
     asked.filter((name) => waiting.includes(name)),
     [],
@@ -98,6 +99,37 @@ test('the panels and the result screen wait for the game to be drawn', async () 
   await page.locator('#leaderboard-title').waitFor({ timeout: 30_000 });
   await page.getByTestId('profile-panel').waitFor({ timeout: 30_000 });
   for (const name of waiting) assert.ok(asked.includes(name), `${name} asked for once drawn; asked: ${asked}`);
+  await context.close();
+});
+
+test('on a phone, the panels below the game load once scrolled to', async () => {
+  const context = await browser.newContext({
+    serviceWorkers: 'block',
+    viewport: { width: 412, height: 823 },
+  });
+  const page = await context.newPage();
+  const asked = [];
+  page.on('request', (request) => {
+    const name = moduleOf(request.url());
+    if (name) asked.push(name);
+  });
+  await page.goto(server.origin);
+  await typingFocused(page);
+  const side = page.locator('aside.side');
+  const below = await side.evaluate((aside) => aside.getBoundingClientRect().top - window.innerHeight);
+  assert.ok(below > 0, `the panels start ${below} px below the window's end`);
+  // The result screen's module is the game's, fetched once it is drawn; the panels wait.
+  await page.waitForFunction(
+    () => performance.getEntriesByType('resource').some((e) => /keydo-lazy-split_result-/.test(e.name)),
+    null,
+    { timeout: 30_000 },
+  );
+  await page.waitForTimeout(1_000);
+  assert.ok(!asked.includes('panels'), `the panels were asked for off screen: ${asked}`);
+  await side.scrollIntoViewIfNeeded();
+  await page.locator('#leaderboard-title').waitFor({ timeout: 30_000 });
+  await page.getByTestId('profile-panel').waitFor({ timeout: 30_000 });
+  assert.equal(asked.filter((name) => name === 'panels').length, 1, `the panels asked for once in view: ${asked}`);
   await context.close();
 });
 
@@ -134,11 +166,11 @@ test('each on-demand module loads when first needed, offline too, from the preca
   await typingFocused(page);
   await page.keyboard.type('On demand.', { delay: 120 });
   await page.getByTestId('result').waitFor({ timeout: 30_000 });
-  for (const name of ['leaderboard', 'profile', 'practice', 'loader', 'result']) {
+  for (const name of ['panels', 'practice', 'loader', 'result']) {
     assert.ok(loaded.includes(name), `${name} loaded; loaded: ${loaded}`);
     assert.ok(fromWorker.includes(name), `${name} came from the precache; from it: ${fromWorker}`);
   }
-  for (const name of ['practice', 'result']) {
+  for (const name of ['panels', 'practice', 'result']) {
     assert.equal(loaded.filter((n) => n === name).length, 1, `${name} loaded once`);
   }
   await context.close();
