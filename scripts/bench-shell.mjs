@@ -3,8 +3,9 @@
 //    text corpora reported apart;
 //  - offline navigation to DOMContentLoaded with a freshly woken worker and the
 //    worker's own start-up (fetchStart − workerStart), for KeyDo's Rust worker, a
-//    plain JavaScript worker doing the same work (bench/plain-sw.js) and the same
-//    worker written with Workbox (bench/workbox-sw.js, from npm). ROUNDS rounds of
+//    plain JavaScript worker doing the same work (bench/plain-sw.js), the same
+//    worker written with Workbox (bench/workbox-sw.js, from npm) and the one Workbox's
+//    generateSW writes with its runtime inlined (one script). ROUNDS rounds of
 //    RUNS navigations per worker (over RIGS fresh servers, browser contexts and
 //    installs), the workers taking turns navigation by navigation;
 //    the goal is Rust ≤ 1.1× each reference in every round's median, not only overall.
@@ -13,6 +14,7 @@
 import { cpSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
+import { generateSW } from 'workbox-build';
 import {
   DIST,
   ROOT,
@@ -71,6 +73,11 @@ async function openRig(browser, dist) {
   const context = await browser.newContext();
   const page = await openControlled(context, server.origin);
   await page.getByText('Ready to play offline').waitFor();
+  // The worker the browser installed is the one under test, not a stale copy.
+  const served = await page.evaluate(async () => (await fetch('/sw.js', { cache: 'no-store' })).text());
+  if (served !== readFileSync(join(dist, 'sw.js'), 'utf8')) {
+    throw new Error(`${dist}: the server's /sw.js is not the worker under test`);
+  }
   const cdp = await context.newCDPSession(page);
   await cdp.send('ServiceWorker.enable');
   const status = new Map();
@@ -110,9 +117,20 @@ async function openRig(browser, dist) {
   };
 }
 
+/**
+ * A copy of dist/ without its worker: `sw.js` and the compressed copies the server
+ * prefers to it (`sw.js.br`, `sw.js.gz`), which would otherwise go on serving the
+ * Rust worker in every reference's place.
+ */
+function distWithoutWorker() {
+  const dir = copyDist();
+  for (const name of ['sw.js', 'sw.js.br', 'sw.js.gz']) rmSync(join(dir, name), { force: true });
+  return dir;
+}
+
 /** A copy of dist/ whose /sw.js is `script` with the precache list filled in. */
 function referenceDist(script, extra = () => {}) {
-  const dir = copyDist();
+  const dir = distWithoutWorker();
   const manifest = JSON.parse(readFileSync(join(DIST, 'precache-manifest.json'), 'utf8'));
   const sw = readFileSync(join(ROOT, 'bench', script), 'utf8')
     .replace('__CACHE_NAME__', JSON.stringify(manifest.cacheName))
@@ -120,6 +138,36 @@ function referenceDist(script, extra = () => {}) {
     .replace('__PRECACHE_FILES__', JSON.stringify(manifest.files));
   writeFileSync(join(dir, 'sw.js'), sw);
   extra(dir);
+  return dir;
+}
+
+/**
+ * A copy of dist/ whose /sw.js is what Workbox's `generateSW` writes with its runtime
+ * inlined (one script, no imports): the build-tool worker many sites ship, set up as
+ * for a single-page app (the same precache, navigations answered with the precached
+ * /index.html, /api left to the network).
+ */
+async function generatedDist() {
+  const dir = distWithoutWorker();
+  const manifest = JSON.parse(readFileSync(join(DIST, 'precache-manifest.json'), 'utf8'));
+  const { count } = await generateSW({
+    swDest: join(dir, 'sw.js'),
+    globDirectory: dir,
+    globPatterns: [],
+    additionalManifestEntries: manifest.files.map((f) => ({ url: f.url, revision: f.sha256 })),
+    inlineWorkboxRuntime: true,
+    mode: 'production',
+    sourcemap: false,
+    clientsClaim: true,
+    cleanupOutdatedCaches: true,
+    navigateFallback: '/index.html',
+    navigateFallbackDenylist: [/^\/api(\/|$)/],
+  });
+  if (count !== manifest.files.length) {
+    throw new Error(`generateSW precached ${count} of ${manifest.files.length} files`);
+  }
+  const sw = join(dir, 'sw.js');
+  console.log(`  generateSW's worker    ${kb(gzip(sw))} (raw ${kb(readFileSync(sw).length)}), one script`);
   return dir;
 }
 
@@ -148,6 +196,7 @@ const workers = [
   { name: 'Rust (KeyDo)', dist: DIST },
   { name: 'plain JS', dist: referenceDist('plain-sw.js') },
   { name: 'Workbox', dist: referenceDist('workbox-sw.js', copyWorkbox) },
+  { name: 'generateSW', dist: await generatedDist() },
   // The same plain JS worker again: its ratio to the first is the bench's own noise.
   { name: 'plain JS #2', dist: referenceDist('plain-sw.js') },
 ];
@@ -185,7 +234,7 @@ try {
         `start-up median ${ms(median(all(w, 'startup')))} (p95 ${ms(percentile(all(w, 'startup'), 0.95))})`,
     );
   }
-  const [rust, plain, workbox, plainAgain] = workers;
+  const [rust, plain, workbox, generated, plainAgain] = workers;
   const report = {};
   const compare = (subject, ref, label) => {
     for (const key of ['startup', 'dcl']) {
@@ -203,6 +252,7 @@ try {
   };
   compare(rust, plain, 'Rust/plain JS');
   compare(rust, workbox, 'Rust/Workbox');
+  compare(rust, generated, 'Rust/generateSW');
   console.log('  the noise: the same plain JS worker against itself');
   compare(plainAgain, plain, 'plain JS #2/plain JS');
   mkdirSync(join(ROOT, 'bench-results'), { recursive: true });
