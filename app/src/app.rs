@@ -17,7 +17,7 @@ use leptos::prelude::*;
 use std::time::Duration;
 use wasm_bindgen::JsCast;
 
-/// The panels below the game: the sync status, the leaderboards and the profile.
+/// The panels below the game: the sync status, the profile and the leaderboards.
 const PANELS: usize = 3;
 
 #[component]
@@ -66,16 +66,25 @@ pub fn App() -> impl IntoView {
     view! {
         <Portal mount=status_slot><ShellStatus/></Portal>
         {main}
+        // Each panel has its slot from the start, so one drawn before another never
+        // takes the other's place and then moves; the leaderboard, which grows when
+        // its rows arrive, is last, so nothing sits below it.
         <aside class="side" node_ref=side>
-            <Show when=move || { panels_drawn.get() >= 1 }>
-                <OnDemand load=sync_status what="sync status"/>
-            </Show>
-            <Show when=move || { panels_drawn.get() >= 2 }>
-                <OnDemand load=leaderboard what="leaderboard"/>
-            </Show>
-            <Show when=move || { panels_drawn.get() >= 3 }>
-                <OnDemand load=profile_panel what="profile"/>
-            </Show>
+            <div class="panel-slot">
+                <Show when=move || { panels_drawn.get() >= 1 }>
+                    <OnDemand load=sync_status what="sync status"/>
+                </Show>
+            </div>
+            <div class="panel-slot">
+                <Show when=move || { panels_drawn.get() >= 2 }>
+                    <OnDemand load=profile_panel what="profile"/>
+                </Show>
+            </div>
+            <div class="panel-slot">
+                <Show when=move || { panels_drawn.get() >= 3 }>
+                    <OnDemand load=leaderboard what="leaderboard"/>
+                </Show>
+            </div>
         </aside>
     }
 }
