@@ -11,8 +11,10 @@
 //    commits (pg_stat_database).
 // 2. quotas: the CPU each part may use is fixed, so adding a server adds its share:
 //    PostgreSQL pinned to CPU 1; each server pinned to CPU 0 in its own cgroup allowed
-//    QUOTA % of a CPU; one wrk per server, pinned to CPU 0, each with
-//    CONNECTIONS_PER_SERVER connections, more than a server's share can answer.
+//    QUOTA % of a CPU; one wrk per server, pinned to CPU LOAD_CPU (1: beside
+//    PostgreSQL, which uses at most half of it, so the servers' core runs only servers;
+//    0: beside the servers), each with CONNECTIONS_PER_SERVER connections, more than a
+//    server's share can answer.
 //    ROUNDS rounds of 1, 2 and 3 servers on one database; the ratios to each round's
 //    one server, and their medians, are the result.
 //    Needs root and the cgroup v1 `cpu` controller or cgroup v2.
@@ -37,6 +39,7 @@ const GAMES = Number(process.env.GAMES ?? 40);
 const QUOTA = Number(process.env.QUOTA ?? 10);
 // Each server gets the same load, so more servers are offered more.
 const CONNECTIONS_PER_SERVER = Number(process.env.CONNECTIONS_PER_SERVER ?? 16);
+const LOAD_CPU = Number(process.env.LOAD_CPU ?? 1);
 // Rounds of 1, 2 and 3 servers: each round's ratios are to its own one-server run.
 const ROUNDS = Number(process.env.ROUNDS ?? 3);
 const PARTS = (process.env.PARTS ?? 'cost,quotas').split(',');
@@ -184,7 +187,7 @@ async function quotas() {
     return;
   }
   console.log(`== servers under CPU quotas: PostgreSQL pinned to CPU 1; each server pinned to CPU 0 with ` +
-    `${QUOTA} % of a CPU; wrk pinned to CPU 0, ${CONNECTIONS_PER_SERVER} connections per server; ` +
+    `${QUOTA} % of a CPU; wrk pinned to CPU ${LOAD_CPU}, ${CONNECTIONS_PER_SERVER} connections per server; ` +
     `server to PostgreSQL without TLS; ${DURATION} per run`);
   // PostgreSQL on its own CPU; the backends it forks later inherit the pin.
   execFileSync('sh', ['-c', `for pid in ${postmaster} $(pgrep -P ${postmaster}); do taskset -a -p -c 1 $pid >/dev/null; done`]);
@@ -218,7 +221,7 @@ async function quotaRun(count, one) {
   for (const server of servers) scripts.push(scoresScript(work, await tokens(server.origin, Math.ceil(PLAYERS / count)), GAMES));
   const before = { postgres: postgresSeconds(), servers: servers.map((server) => cpuSeconds(server.pid)) };
   const runs = await Promise.all(servers.map((server, n) =>
-    wrk(server.origin, scripts[n], { connections: CONNECTIONS_PER_SERVER, cpu: 0 })));
+    wrk(server.origin, scripts[n], { connections: CONNECTIONS_PER_SERVER, cpu: LOAD_CPU })));
   const postgresCpu = postgresSeconds() - before.postgres;
   const serverCpu = servers.map((server, n) => cpuSeconds(server.pid) - before.servers[n]);
   const rps = runs.reduce((sum, run) => sum + run.rps, 0);

@@ -104,6 +104,13 @@ pub struct ServeArgs {
     #[arg(long, env = "KEYDO_DATABASE_TIMEOUT_SECS", default_value_t = 5)]
     pub database_timeout_secs: u64,
 
+    /// PostgreSQL: the most connections this server keeps open to the database
+    /// (docs/operations.md, "PostgreSQL": size it to the database's cores, not to the
+    /// load).
+    #[arg(long, env = "KEYDO_DATABASE_CONNECTIONS", default_value_t = 8,
+          value_parser = clap::value_parser!(u32).range(1..=1000))]
+    pub database_connections: u32,
+
     /// PostgreSQL: a PEM file of the certificate authority the database's certificate
     /// must chain to (its host name is then checked too). Without it, TLS to the
     /// database (`?sslmode=require` in the URL) encrypts but does not authenticate.
@@ -400,6 +407,7 @@ impl ServeArgs {
             token_ttl: Duration::from_secs(self.token_cache_secs),
             database_timeout: Duration::from_secs(self.database_timeout_secs),
             pool_wait: Duration::from_secs(self.request_timeout_secs) * 4 / 5,
+            connections: self.database_connections,
             database_ca_file: self.database_ca_file.clone(),
         }
     }

@@ -11,7 +11,7 @@
 //! receipt, then the smaller player id.
 
 use super::StoreError;
-use super::sql::{Param, Row, Sql};
+use super::sql::{Param, Row, Sql, set_where};
 use keydo_core::Mode;
 use keydo_core::api::OptionsBest;
 use keydo_core::game::board::{Board, Ranking};
@@ -125,7 +125,7 @@ pub fn record(
     board: &StoredBoard,
     game: &BoardGame,
 ) -> Result<BoardBest, StoreError> {
-    let keeps = match board.ranking {
+    let replaces = match board.ranking {
         Ranking::Best => "excluded.value > board_scores.value",
         Ranking::First => "excluded.played_at < board_scores.played_at",
     };
@@ -137,29 +137,22 @@ pub fn record(
         Param::Int(game.played_at),
         Param::Int(game.achieved_at),
     ];
-    let written = sql.query_opt(
-        &format!(
-            "INSERT INTO board_scores (board, player_id, value, score_id, played_at, achieved_at)
-             VALUES ($1, $2, $3, $4, $5, $6)
-             ON CONFLICT (board, player_id) DO UPDATE
-             SET value = excluded.value, score_id = excluded.score_id,
-                 played_at = excluded.played_at, achieved_at = excluded.achieved_at
-             WHERE {keeps}
-             RETURNING value, score_id"
-        ),
-        &params,
-    )?;
-    let row = match written {
-        Some(row) => row,
-        None => sql
-            .query_opt(
-                "SELECT value, score_id FROM board_scores WHERE board = $1 AND player_id = $2",
-                &[Param::Text(&board.id), Param::Id(game.player_id)],
-            )?
-            .ok_or_else(|| {
-                StoreError::UnexpectedValue("a board row vanished inside its transaction".into())
-            })?,
-    };
+    let replace = set_where(
+        "board_scores",
+        replaces,
+        &["value", "score_id", "played_at", "achieved_at"],
+    );
+    let row = sql
+        .query_opt(
+            &format!(
+                "INSERT INTO board_scores (board, player_id, value, score_id, played_at, achieved_at)
+                 VALUES ($1, $2, $3, $4, $5, $6)
+                 ON CONFLICT (board, player_id) DO UPDATE SET {replace}
+                 RETURNING value, score_id"
+            ),
+            &params,
+        )?
+        .ok_or_else(|| StoreError::UnexpectedValue("an upsert of a board returned no row".into()))?;
     Ok(BoardBest {
         value: row.int(0)?,
         is_this_game: row.id(1)? == game.score_id,

@@ -7,7 +7,7 @@
 
 use super::StoreError;
 use super::rank_counts::{self, Moves};
-use super::sql::{Param, Row, Sql};
+use super::sql::{Param, Row, Sql, set_where};
 use keydo_core::Mode;
 use keydo_core::api::ServerBest;
 use std::sync::LazyLock;
@@ -23,11 +23,10 @@ pub enum Board {
 /// The statements of one board. Their parameters start with the board's scope, in
 /// order: `player_id` (where a player is meant), `mode`, then `week` on weekly boards.
 struct BoardStatements {
-    /// scope, value, score_id, achieved_at → value, score_id and the value before, only
-    /// when the row changed.
-    upsert: &'static str,
-    /// scope → value, score_id.
-    best: &'static str,
+    /// scope, value, score_id, achieved_at → the row after it (value, score_id) and
+    /// its value before (NULL for a new row; the same value when the game did not beat
+    /// the row, which it then keeps).
+    upsert: String,
     /// mode[, week], limit → display_name, value, achieved_at, player_id, name_key (''
     /// while it is still to be computed), best first.
     top: &'static str,
@@ -36,15 +35,27 @@ struct BoardStatements {
     above: &'static str,
 }
 
-const ALL_TIME: BoardStatements = BoardStatements {
-    upsert: "INSERT INTO scores (player_id, mode, value, score_id, achieved_at)
-             VALUES ($1, $2, $3, $4, $5)
-             ON CONFLICT (player_id, mode) DO UPDATE
-             SET previous_value = scores.value, value = excluded.value,
-                 score_id = excluded.score_id, achieved_at = excluded.achieved_at
-             WHERE excluded.value > scores.value
-             RETURNING value, score_id, previous_value",
-    best: "SELECT value, score_id FROM scores WHERE player_id = $1 AND mode = $2",
+/// The upsert of `table`, keyed by `key` (its scope's columns): a strictly higher
+/// value replaces the row's game; the row comes back either way (see [`set_where`]).
+fn upsert(table: &str, key: &str) -> String {
+    let placeholders = (1..=key.split(", ").count() + 3)
+        .map(|n| format!("${n}"))
+        .collect::<Vec<_>>()
+        .join(", ");
+    let replace = set_where(
+        table,
+        &format!("excluded.value > {table}.value"),
+        &["value", "score_id", "achieved_at"],
+    );
+    format!(
+        "INSERT INTO {table} ({key}, value, score_id, achieved_at) VALUES ({placeholders})
+         ON CONFLICT ({key}) DO UPDATE SET previous_value = {table}.value, {replace}
+         RETURNING value, score_id, previous_value"
+    )
+}
+
+static ALL_TIME: LazyLock<BoardStatements> = LazyLock::new(|| BoardStatements {
+    upsert: upsert("scores", "player_id, mode"),
     top: "SELECT p.display_name, s.value, s.achieved_at, p.player_id, COALESCE(p.name_key, '')
           FROM scores s JOIN players p ON p.player_id = s.player_id
           WHERE s.mode = $1
@@ -52,18 +63,10 @@ const ALL_TIME: BoardStatements = BoardStatements {
           LIMIT $2",
     above: "SELECT COUNT(*) FROM (SELECT 1 FROM scores
             WHERE player_id <> $1 AND mode = $2 AND value > $3 LIMIT $4) AS above",
-};
+});
 
-const WEEKLY: BoardStatements = BoardStatements {
-    upsert: "INSERT INTO weekly_scores (player_id, mode, week, value, score_id, achieved_at)
-             VALUES ($1, $2, $3, $4, $5, $6)
-             ON CONFLICT (player_id, mode, week) DO UPDATE
-             SET previous_value = weekly_scores.value, value = excluded.value,
-                 score_id = excluded.score_id, achieved_at = excluded.achieved_at
-             WHERE excluded.value > weekly_scores.value
-             RETURNING value, score_id, previous_value",
-    best: "SELECT value, score_id FROM weekly_scores
-           WHERE player_id = $1 AND mode = $2 AND week = $3",
+static WEEKLY: LazyLock<BoardStatements> = LazyLock::new(|| BoardStatements {
+    upsert: upsert("weekly_scores", "player_id, mode, week"),
     top: "SELECT p.display_name, s.value, s.achieved_at, p.player_id, COALESCE(p.name_key, '')
           FROM weekly_scores s JOIN players p ON p.player_id = s.player_id
           WHERE s.mode = $1 AND s.week = $2
@@ -71,7 +74,7 @@ const WEEKLY: BoardStatements = BoardStatements {
           LIMIT $3",
     above: "SELECT COUNT(*) FROM (SELECT 1 FROM weekly_scores
             WHERE player_id <> $1 AND mode = $2 AND week = $3 AND value > $4 LIMIT $5) AS above",
-};
+});
 
 /// How a rank statement names a board's rows: the table, the condition that keeps the
 /// other rows `o` on the board of the player's row `me`, and the one that picks `me`
@@ -253,30 +256,22 @@ pub fn record(
     moves: &mut Moves,
 ) -> Result<Best, StoreError> {
     let statements = board.statements();
-    let player_scope = board.player_scope(game.player_id, game.mode);
-    let mut upsert = player_scope.clone();
+    let mut upsert = board.player_scope(game.player_id, game.mode);
     upsert.extend([
         Param::Int(game.value),
         Param::Id(game.score_id),
         Param::Int(game.achieved_at),
     ]);
-    // The upsert returns the row only when it wrote it; otherwise read the standing best.
-    let row = match sql.query_opt(statements.upsert, &upsert)? {
-        Some(row) => {
-            moves.moved(
-                game.mode.id(),
-                board.counts_week(),
-                row.opt_int(2)?,
-                Some(row.int(0)?),
-            );
-            row
-        }
-        None => sql
-            .query_opt(statements.best, &player_scope)?
-            .ok_or_else(|| {
-                StoreError::UnexpectedValue("a best vanished inside its transaction".into())
-            })?,
-    };
+    let row = sql.query_opt(&statements.upsert, &upsert)?.ok_or_else(|| {
+        StoreError::UnexpectedValue("an upsert of a board returned no row".into())
+    })?;
+    // A kept row's value before is its value: no move.
+    moves.moved(
+        game.mode.id(),
+        board.counts_week(),
+        row.opt_int(2)?,
+        Some(row.int(0)?),
+    );
     Ok(Best {
         value: row.int(0)?,
         is_this_game: row.id(1)? == game.score_id,

@@ -248,6 +248,8 @@ pub struct StoreOptions {
     /// PostgreSQL: the longest a request waits for a pooled connection (all busy, or
     /// none can be made) before the database counts as unavailable.
     pub pool_wait: Duration,
+    /// PostgreSQL: the most pooled connections.
+    pub connections: u32,
     /// PostgreSQL: the certificate authority the server's certificate must chain to
     /// (then its host name is checked too). Without it, TLS (when the server offers
     /// it, or `sslmode=require` demands it) encrypts without authenticating the
@@ -261,6 +263,7 @@ impl Default for StoreOptions {
             token_ttl: Duration::from_secs(60),
             database_timeout: Duration::from_secs(5),
             pool_wait: Duration::from_secs(30),
+            connections: 8,
             database_ca_file: None,
         }
     }

@@ -28,8 +28,6 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 use tokio_postgres_rustls::MakeRustlsConnect;
 
-const CONNECTIONS: u32 = 8;
-
 /// r2d2_postgres's manager, its connections paired with the statements they prepared.
 struct Manager(PostgresConnectionManager<MakeRustlsConnect>);
 
@@ -108,7 +106,7 @@ impl Postgres {
         config.options(server_options.trim_start());
         let tls = postgres_tls::connector(options.database_ca_file.as_deref())?;
         let pool = Pool::builder()
-            .max_size(CONNECTIONS)
+            .max_size(options.connections)
             .connection_timeout(options.pool_wait)
             .build(Manager(PostgresConnectionManager::new(config, tls)))?;
         let mut connection = pool.get()?;
@@ -460,7 +458,7 @@ mod tests {
         // Past the window every connection is checked at checkout: each ended one is
         // found out and replaced, so no read fails.
         tokio::time::sleep(TRUSTED_FOR).await;
-        for _ in 0..2 * CONNECTIONS {
+        for _ in 0..2 * StoreOptions::default().connections {
             assert_eq!(store.read(one).await.unwrap(), 1);
         }
         drop_database(store, admin_url, database).await;

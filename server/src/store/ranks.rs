@@ -63,8 +63,9 @@ impl Store {
 
     /// Writes `fixture`'s players and board rows ([`LOAD_BATCH`] players per
     /// transaction, by `COPY` on PostgreSQL), then counts the buckets again and
-    /// refreshes the planner's statistics. Returns how many games the rows stand for.
-    /// For an empty database: a load run's or a test's.
+    /// refreshes the planner's statistics (on PostgreSQL, by a `VACUUM (ANALYZE)`).
+    /// Returns how many games the rows stand for. For an empty database: a load run's
+    /// or a test's.
     pub async fn load_board_fixture(&self, fixture: BoardFixture) -> Result<u64, StoreError> {
         let mut games = 0;
         for first in (0..fixture.players).step_by(LOAD_BATCH as usize) {
@@ -90,12 +91,26 @@ impl Store {
                 .await?;
         }
         self.write(recount).await?;
-        let analyze = match &*self.database {
-            Database::Sqlite(_) => "ANALYZE",
-            Database::Postgres(_) => "ANALYZE players, devices, scores, weekly_scores, rank_counts",
-        };
-        self.write(move |sql| sql.query(analyze, &[]).map(drop))
-            .await?;
+        match &*self.database {
+            Database::Sqlite(_) => {
+                self.write(|sql| sql.query("ANALYZE", &[]).map(drop))
+                    .await?
+            }
+            // VACUUM runs outside a transaction, so on a read's connection. Besides the
+            // statistics it marks the loaded pages all-visible, so the boards' index-only
+            // scans need not visit the table whether or not autovacuum has got to them
+            // yet (docs/operations.md, "Ranks at a million").
+            Database::Postgres(_) => {
+                self.read(|sql| {
+                    sql.query(
+                        "VACUUM (ANALYZE) players, devices, scores, weekly_scores, rank_counts",
+                        &[],
+                    )
+                    .map(drop)
+                })
+                .await?
+            }
+        }
         Ok(games)
     }
 }

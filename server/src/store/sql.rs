@@ -67,6 +67,25 @@ impl Row {
     }
 }
 
+/// The `SET` list of an upsert's `DO UPDATE` that returns its row whether or not the
+/// new one replaced it: each of `columns` takes the new row's value (`excluded`) where
+/// `replaces` holds and keeps `table`'s own otherwise. A `DO UPDATE … WHERE` returns
+/// nothing when the row is kept, and reading the row then costs another statement (a
+/// round trip on PostgreSQL, which locked the row either way: docs/operations.md,
+/// "What a submission costs"). Both databases evaluate every `SET` expression on the
+/// row as it was, before any column is assigned.
+pub fn set_where(table: &str, replaces: &str, columns: &[&str]) -> String {
+    columns
+        .iter()
+        .map(|column| {
+            format!(
+                "{column} = CASE WHEN {replaces} THEN excluded.{column} ELSE {table}.{column} END"
+            )
+        })
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
 /// A connection (or transaction) that runs statements.
 pub trait Sql {
     fn query(&mut self, sql: &str, params: &[Param<'_>]) -> Result<Vec<Row>, StoreError>;
