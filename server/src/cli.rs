@@ -476,6 +476,14 @@ mod tests {
     }
 
     #[test]
+    fn the_database_pool_size_reaches_the_store_and_is_at_least_one() {
+        assert_eq!(serve_args(&[]).store_options().connections, 8);
+        let sized = serve_args(&["--database-connections", "3"]);
+        assert_eq!(sized.store_options().connections, 3);
+        assert!(Cli::try_parse_from(["keydo-server", "--database-connections", "0"]).is_err());
+    }
+
+    #[test]
     fn the_gates_default_to_the_documented_values() {
         let settings = serve_args(&[]).settings().unwrap();
         assert_eq!(settings.gates, Gates::default());

@@ -1,13 +1,13 @@
 //! Ranks from bucket counts (docs/operations.md, "Ranks at a million"): on a seeded
 //! board of 10,000 players, every sampled player's served rank equals a count of the
-//! rows above them, all time and weekly, before and after more games and the sweeper's
-//! folds; and the rank's plan reads index ranges, never a whole board.
+//! rows above them, all time and weekly, before and after more games (better and not)
+//! and the sweeper's folds; and the rank's plan reads index ranges, never a whole board.
 
 mod common;
 
 use common::{Options, TestServer};
 use keydo_core::Mode;
-use keydo_server::store::{Board, BoardFixture, Game, Store};
+use keydo_server::store::{Best, Board, BoardFixture, Game, Store};
 use uuid::Uuid;
 
 const FIXTURE: BoardFixture = BoardFixture {
@@ -67,6 +67,7 @@ async fn a_rank_is_the_count_of_the_rows_above_on_a_seeded_board() {
 
         // New bests move players between buckets, append deltas, and leave ranks exact
         // before the sweeper runs and after.
+        let mut standing = Vec::new();
         for (k, n) in sampled().enumerate() {
             let (player_id, _) = FIXTURE.identity(n);
             let k = i64::try_from(k).unwrap();
@@ -77,10 +78,40 @@ async fn a_rank_is_the_count_of_the_rows_above_on_a_seeded_board() {
                 value: 3_000 + 97 * k,
                 achieved_at: 1_000 * k,
             };
-            store
+            standing.push(
+                store
+                    .record_game(game, Some(FIXTURE.last_week))
+                    .await
+                    .unwrap(),
+            );
+        }
+        assert_eq!(store.rank_count_differences().await.unwrap(), 0);
+        compare_ranks(&store).await;
+
+        // A game that does not beat the row keeps it: the answer is the standing best,
+        // and no bucket moves.
+        for ((k, n), before) in sampled().enumerate().zip(standing) {
+            let (player_id, _) = FIXTURE.identity(n);
+            let k = i64::try_from(k).unwrap();
+            let game = Game {
+                player_id,
+                mode: Mode::ALL[n as usize % Mode::ALL.len()],
+                score_id: Uuid::new_v4(),
+                value: 3_000 + 97 * k - 1,
+                achieved_at: 1_000 * k + 1,
+            };
+            let kept = |best: Best| Best {
+                is_this_game: false,
+                ..best
+            };
+            let recorded = store
                 .record_game(game, Some(FIXTURE.last_week))
                 .await
                 .unwrap();
+            assert_eq!(
+                (recorded.all_time, recorded.weekly),
+                (kept(before.all_time), before.weekly.map(kept))
+            );
         }
         assert_eq!(store.rank_count_differences().await.unwrap(), 0);
         compare_ranks(&store).await;

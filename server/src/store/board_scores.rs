@@ -17,6 +17,7 @@ use keydo_core::api::OptionsBest;
 use keydo_core::game::board::{Board, Ranking};
 use keydo_core::game::mode::Language;
 use keydo_core::game::options::TestOptions;
+use std::sync::LazyLock;
 use uuid::Uuid;
 
 /// A board beside a mode's, as stored: its id and ranking.
@@ -119,16 +120,36 @@ pub struct BoardBest {
     pub is_this_game: bool,
 }
 
+/// board, player_id, value, score_id, played_at, achieved_at → the row after it (value,
+/// score_id): the game replaces the row where `replaces` holds, and the row comes back
+/// either way (see [`set_where`]).
+fn upsert(replaces: &str) -> String {
+    let replace = set_where(
+        "board_scores",
+        replaces,
+        &["value", "score_id", "played_at", "achieved_at"],
+    );
+    format!(
+        "INSERT INTO board_scores (board, player_id, value, score_id, played_at, achieved_at)
+         VALUES ($1, $2, $3, $4, $5, $6)
+         ON CONFLICT (board, player_id) DO UPDATE SET {replace}
+         RETURNING value, score_id"
+    )
+}
+
+/// A best board's: a strictly higher value replaces the row.
+static UPSERT_BEST: LazyLock<String> =
+    LazyLock::new(|| upsert("excluded.value > board_scores.value"));
+/// A first board's: a strictly earlier game replaces the row.
+static UPSERT_FIRST: LazyLock<String> =
+    LazyLock::new(|| upsert("excluded.played_at < board_scores.played_at"));
+
 /// Records `game` on `board` by its ranking; returns the player's row.
 pub fn record(
     sql: &mut dyn Sql,
     board: &StoredBoard,
     game: &BoardGame,
 ) -> Result<BoardBest, StoreError> {
-    let replaces = match board.ranking {
-        Ranking::Best => "excluded.value > board_scores.value",
-        Ranking::First => "excluded.played_at < board_scores.played_at",
-    };
     let params = [
         Param::Text(&board.id),
         Param::Id(game.player_id),
@@ -137,22 +158,13 @@ pub fn record(
         Param::Int(game.played_at),
         Param::Int(game.achieved_at),
     ];
-    let replace = set_where(
-        "board_scores",
-        replaces,
-        &["value", "score_id", "played_at", "achieved_at"],
-    );
-    let row = sql
-        .query_opt(
-            &format!(
-                "INSERT INTO board_scores (board, player_id, value, score_id, played_at, achieved_at)
-                 VALUES ($1, $2, $3, $4, $5, $6)
-                 ON CONFLICT (board, player_id) DO UPDATE SET {replace}
-                 RETURNING value, score_id"
-            ),
-            &params,
-        )?
-        .ok_or_else(|| StoreError::UnexpectedValue("an upsert of a board returned no row".into()))?;
+    let upsert = match board.ranking {
+        Ranking::Best => &*UPSERT_BEST,
+        Ranking::First => &*UPSERT_FIRST,
+    };
+    let row = sql.query_opt(upsert, &params)?.ok_or_else(|| {
+        StoreError::UnexpectedValue("an upsert of a board returned no row".into())
+    })?;
     Ok(BoardBest {
         value: row.int(0)?,
         is_this_game: row.id(1)? == game.score_id,

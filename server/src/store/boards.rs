@@ -35,10 +35,11 @@ struct BoardStatements {
     above: &'static str,
 }
 
-/// The upsert of `table`, keyed by `key` (its scope's columns): a strictly higher
-/// value replaces the row's game; the row comes back either way (see [`set_where`]).
-fn upsert(table: &str, key: &str) -> String {
-    let placeholders = (1..=key.split(", ").count() + 3)
+/// The upsert of `table`, keyed by its scope's columns: a strictly higher value
+/// replaces the row's game; the row comes back either way (see [`set_where`]).
+fn upsert(table: &str, scope: &[&str]) -> String {
+    let key = scope.join(", ");
+    let placeholders = (1..=scope.len() + 3)
         .map(|n| format!("${n}"))
         .collect::<Vec<_>>()
         .join(", ");
@@ -55,7 +56,7 @@ fn upsert(table: &str, key: &str) -> String {
 }
 
 static ALL_TIME: LazyLock<BoardStatements> = LazyLock::new(|| BoardStatements {
-    upsert: upsert("scores", "player_id, mode"),
+    upsert: upsert("scores", &["player_id", "mode"]),
     top: "SELECT p.display_name, s.value, s.achieved_at, p.player_id, COALESCE(p.name_key, '')
           FROM scores s JOIN players p ON p.player_id = s.player_id
           WHERE s.mode = $1
@@ -66,7 +67,7 @@ static ALL_TIME: LazyLock<BoardStatements> = LazyLock::new(|| BoardStatements {
 });
 
 static WEEKLY: LazyLock<BoardStatements> = LazyLock::new(|| BoardStatements {
-    upsert: upsert("weekly_scores", "player_id, mode, week"),
+    upsert: upsert("weekly_scores", &["player_id", "mode", "week"]),
     top: "SELECT p.display_name, s.value, s.achieved_at, p.player_id, COALESCE(p.name_key, '')
           FROM weekly_scores s JOIN players p ON p.player_id = s.player_id
           WHERE s.mode = $1 AND s.week = $2
