@@ -55,6 +55,21 @@ async fn compare_ranks(store: &Store) -> usize {
     compared
 }
 
+/// A new game of the `k`th sampled player, `n`: in a mode that depends on the player,
+/// worth a value that grows with `k`, moved by `offset` (and played `offset` ms later
+/// when `offset` is not 0).
+fn sampled_game(k: usize, n: u32, offset: i64) -> Game {
+    let (player_id, _) = FIXTURE.identity(n);
+    let k = i64::try_from(k).unwrap();
+    Game {
+        player_id,
+        mode: Mode::ALL[n as usize % Mode::ALL.len()],
+        score_id: Uuid::new_v4(),
+        value: 3_000 + 97 * k + offset,
+        achieved_at: 1_000 * k + offset.abs(),
+    }
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_rank_is_the_count_of_the_rows_above_on_a_seeded_board() {
     let test = "a_rank_is_the_count_of_the_rows_above_on_a_seeded_board";
@@ -69,15 +84,7 @@ async fn a_rank_is_the_count_of_the_rows_above_on_a_seeded_board() {
         // before the sweeper runs and after.
         let mut standing = Vec::new();
         for (k, n) in sampled().enumerate() {
-            let (player_id, _) = FIXTURE.identity(n);
-            let k = i64::try_from(k).unwrap();
-            let game = Game {
-                player_id,
-                mode: Mode::ALL[n as usize % Mode::ALL.len()],
-                score_id: Uuid::new_v4(),
-                value: 3_000 + 97 * k,
-                achieved_at: 1_000 * k,
-            };
+            let game = sampled_game(k, n, 0);
             standing.push(
                 store
                     .record_game(game, Some(FIXTURE.last_week))
@@ -91,15 +98,8 @@ async fn a_rank_is_the_count_of_the_rows_above_on_a_seeded_board() {
         // A game that does not beat the row keeps it: the answer is the standing best,
         // and no bucket moves.
         for ((k, n), before) in sampled().enumerate().zip(standing) {
-            let (player_id, _) = FIXTURE.identity(n);
-            let k = i64::try_from(k).unwrap();
-            let game = Game {
-                player_id,
-                mode: Mode::ALL[n as usize % Mode::ALL.len()],
-                score_id: Uuid::new_v4(),
-                value: 3_000 + 97 * k - 1,
-                achieved_at: 1_000 * k + 1,
-            };
+            // Just under the game above, and later.
+            let game = sampled_game(k, n, -1);
             let kept = |best: Best| Best {
                 is_this_game: false,
                 ..best
