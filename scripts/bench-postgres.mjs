@@ -4,8 +4,8 @@
 //   scripts/with-postgres.sh --durable node scripts/bench-postgres.mjs
 //   PARTS=cost DURATION=20s scripts/with-postgres.sh --durable node scripts/bench-postgres.mjs
 //
-// 1. cost: one server straight over HTTP, SQLite (`synchronous = FULL`) then PostgreSQL,
-//    the same kind of games: req/s and p99, and per request the CPU time of the server,
+// 1. cost: one server straight over HTTP, SQLite (`synchronous = FULL`) then PostgreSQL
+//    (with TLS, without, and over its Unix socket), the same kind of games: req/s and p99, and per request the CPU time of the server,
 //    of PostgreSQL (the postmaster and every backend, from /proc) and of wrk, the
 //    statements PostgreSQL ran (pg_stat_statements, BEGIN and COMMIT included) and its
 //    commits (pg_stat_database).
@@ -105,6 +105,13 @@ async function wrk(url, script, { connections = CONNECTIONS, cpu, duration = DUR
   };
 }
 
+/** `url`'s database over the cluster's Unix socket (with-postgres.sh names its directory). */
+function unixSocket(url) {
+  const { port, pathname, username } = new URL(url);
+  const dir = encodeURIComponent(process.env.KEYDO_TEST_POSTGRES_SOCKET_DIR);
+  return `postgres://${username}@${dir}:${port}${pathname}`;
+}
+
 async function keydo(args) {
   return startServer({ args: [...UNLIMITED, ...args] });
 }
@@ -124,6 +131,8 @@ async function cost() {
     { label: 'SQLite (synchronous = FULL)' },
     { label: `PostgreSQL, TLS (fsync ${fsync}, sync. commit ${commit})`, url: (url) => url },
     { label: `PostgreSQL, no TLS (fsync ${fsync}, sync. commit ${commit})`, url: (url) => `${url}?sslmode=disable` },
+    // The same host's PostgreSQL over its Unix socket, as docs/operations.md advises.
+    { label: `PostgreSQL, Unix socket (fsync ${fsync}, sync. commit ${commit})`, url: unixSocket },
   ];
   for (const { label, url } of runs) {
     const onPostgres = url !== undefined;

@@ -92,6 +92,8 @@ if [ "$durable" = on ]; then fsync=on; fi
 
 export KEYDO_TEST_POSTGRES_URL="postgres://postgres@127.0.0.1:$port/postgres"
 export KEYDO_TEST_POSTGRES_CA="$tls/ca.pem"
+# The directory of its Unix socket (`.s.PGSQL.<port>`), for runs on the same host.
+export KEYDO_TEST_POSTGRES_SOCKET_DIR="$cluster"
 export KEYDO_TEST_POSTGRES_BIN="$pg_bin"
 export KEYDO_TEST_POSTGRES_DURABLE="$durable"
 KEYDO_TEST_POSTGRES_PID=$(head -1 "$cluster/data/postmaster.pid")
