@@ -1,6 +1,7 @@
-//! PostgreSQL as operated for real: TLS to the database, statement timeouts and an
-//! unreachable database answered as 503 (and not ready), and a restore with
-//! `pg_dump`/`pg_restore` after which no token the restored database lacks works.
+//! PostgreSQL as operated for real: TLS to the database, its Unix socket, statement
+//! timeouts and an unreachable database answered as 503 (and not ready), and a
+//! restore with `pg_dump`/`pg_restore` after which no token the restored database
+//! lacks works.
 //! Run through `scripts/with-postgres.sh`; in CI a missing cluster fails these tests.
 
 mod common;
@@ -102,6 +103,54 @@ async fn sslmode_require_connects_over_tls() {
     );
     assert!(over_tls >= 1, "no TLS connection to {database}");
     assert_eq!(in_clear, 0);
+}
+
+/// docs/operations.md's advice for a database on the same host: the URL names the
+/// socket's directory, and the default `sslmode` (prefer) connects there without TLS.
+#[tokio::test]
+async fn the_same_hosts_database_is_reached_over_its_unix_socket() {
+    let Some(admin_url) = postgres_admin_url() else {
+        return;
+    };
+    let server = TestServer::start(Options {
+        postgres_over_socket: true,
+        ..options(admin_url.clone(), StoreOptions::default())
+    })
+    .await;
+    assert!(
+        database_url(&server).contains("%2F"),
+        "{}",
+        database_url(&server)
+    );
+    let save = server.create_save().await;
+    assert_eq!(
+        server
+            .send(with_token(
+                post_json("/api/scores", &a_game(301)),
+                save.token
+            ))
+            .await
+            .status(),
+        200
+    );
+    let database = server.postgres_database().to_owned();
+    // A Unix socket's session has no client address.
+    let over_socket = admin_count(
+        &admin_url,
+        "SELECT count(*) FROM pg_stat_activity WHERE datname = $1 AND client_addr IS NULL
+           AND backend_type = 'client backend'",
+        &database,
+    );
+    let over_tcp = admin_count(
+        &admin_url,
+        "SELECT count(*) FROM pg_stat_activity WHERE datname = $1 AND client_addr IS NOT NULL",
+        &database,
+    );
+    assert!(
+        over_socket >= 1,
+        "no connection to {database} over the socket"
+    );
+    assert_eq!(over_tcp, 0);
 }
 
 #[tokio::test]

@@ -96,6 +96,9 @@ pub struct Options {
     pub trusted_proxies: TrustedProxies,
     /// Appended to the test database's URL (PostgreSQL), e.g. `?sslmode=require`.
     pub postgres_url_suffix: String,
+    /// Connect to the test PostgreSQL over its Unix socket (the directory
+    /// `scripts/with-postgres.sh` names in `KEYDO_TEST_POSTGRES_SOCKET_DIR`), not TCP.
+    pub postgres_over_socket: bool,
     pub store: StoreOptions,
     /// Whether a log is spent once (docs/replay.md). Off by default: tests send one
     /// simulated game (the same log) under several saves; the forgery tests turn it on.
@@ -117,6 +120,7 @@ impl Default for Options {
             sqlite_file: None,
             trusted_proxies: TrustedProxies::default(),
             postgres_url_suffix: String::new(),
+            postgres_over_socket: false,
             store: StoreOptions::default(),
             logs_spent_once: false,
             admin_token: None,
@@ -207,7 +211,12 @@ impl TestServer {
             ),
             Some(admin_url) => {
                 let database = PostgresDatabase::create(admin_url).await;
-                let url = format!("{}{}", database.url, options.postgres_url_suffix);
+                let url = if options.postgres_over_socket {
+                    over_socket(&database.url)
+                } else {
+                    database.url.clone()
+                };
+                let url = format!("{url}{}", options.postgres_url_suffix);
                 (Location::Postgres(url), Some(database))
             }
         };
@@ -395,6 +404,16 @@ impl TestServer {
             .expect("this test needs PostgreSQL")
             .name
     }
+}
+
+/// `url` (`postgres://user@host:port/database`) with the host replaced by the test
+/// cluster's socket directory, percent-encoded as a host of the URL.
+fn over_socket(url: &str) -> String {
+    let dir = std::env::var("KEYDO_TEST_POSTGRES_SOCKET_DIR").expect("set by with-postgres.sh");
+    let dir: String = url::form_urlencoded::byte_serialize(dir.as_bytes()).collect();
+    let (scheme_user, rest) = url.split_once('@').expect("a URL with a user");
+    let (_host, port_database) = rest.split_once(':').expect("a URL with a port");
+    format!("{scheme_user}@{dir}:{port_database}")
 }
 
 /// A database of its own on the test PostgreSQL, dropped with the test.
