@@ -18,6 +18,11 @@
 //    ROUNDS rounds of 1, 2 and 3 servers on one database; the ratios to each round's
 //    one server, and their medians, are the result.
 //    Needs root and the cgroup v1 `cpu` controller or cgroup v2.
+// 3. round-trips: what a round trip itself costs, apart from KeyDo's statements
+//    (server/examples/round_trips.rs over the cluster's Unix socket): transactions of
+//    nine trivial statements each awaited before the next, against the same sent in
+//    three flights; ROUNDS rounds, per transaction the CPU of PostgreSQL and of the
+//    client.
 //
 // Every request is a real `words` game the server verifies by replay (docs/replay.md),
 // written by server/examples/verified_bodies.rs, GAMES seeds per save. Needs the release
@@ -42,13 +47,14 @@ const CONNECTIONS_PER_SERVER = Number(process.env.CONNECTIONS_PER_SERVER ?? 16);
 const LOAD_CPU = Number(process.env.LOAD_CPU ?? 1);
 // Rounds of 1, 2 and 3 servers: each round's ratios are to its own one-server run.
 const ROUNDS = Number(process.env.ROUNDS ?? 3);
-const PARTS = (process.env.PARTS ?? 'cost,quotas').split(',');
+const PARTS = (process.env.PARTS ?? 'cost,quotas,round-trips').split(',');
 const UNLIMITED = ['--rate-limit-per-ip', '1000000000', '--rate-limit-per-identity', '1000000000',
   '--rate-limit-saves', '1000000000'];
 const TICKS = Number(execFileSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }));
 
 const work = tempDir('bench-postgres');
-execFileSync('cargo', ['build', '--release', '-q', '-p', 'keydo-server', '--example', 'verified_bodies'],
+execFileSync('cargo', ['build', '--release', '-q', '-p', 'keydo-server', '--example', 'verified_bodies',
+  '--example', 'round_trips'],
   { cwd: ROOT, stdio: 'inherit' });
 const postgres = testPostgres();
 if (!postgres || !process.env.KEYDO_TEST_POSTGRES_PID) {
@@ -251,9 +257,58 @@ async function quotaRun(count, one) {
   return rps;
 }
 
+/**
+ * Waits (at most 2 s) until no backend serves `url`'s database and the postmaster has
+ * reaped every exited one: a backend's CPU time is in its own /proc entry while it
+ * runs and in the postmaster's children's times once reaped, not in between.
+ */
+async function backendsGone(url) {
+  const name = new URL(url).pathname.slice(1);
+  for (let wait = 0; wait < 100; wait++) {
+    const lingering = readdirSync('/proc').some((entry) => {
+      if (!/^\d+$/.test(entry)) return false;
+      try {
+        const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
+        const [state, ppid] = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+        if (Number(ppid) !== postmaster) return false;
+        return state === 'Z' || readFileSync(`/proc/${entry}/cmdline`, 'utf8').includes(` ${name} `);
+      } catch {
+        return false;
+      }
+    });
+    if (!lingering) return;
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+  throw new Error(`backends of ${name} still there after 2 s`);
+}
+
+async function roundTrips() {
+  const connections = 8;
+  const seconds = Number.parseFloat(DURATION);
+  console.log(`== a round trip's cost: ${connections} connections on one client thread, over the Unix socket, ` +
+    `transactions of nine trivial statements, ${DURATION} per run`);
+  const database = postgres.createDatabase();
+  const probe = join(ROOT, 'target', 'release', 'examples', 'round_trips');
+  for (let round = 1; round <= ROUNDS; round++) {
+    for (const how of ['one-at-a-time', 'flights']) {
+      const before = postgresSeconds();
+      const out = execFileSync(probe, [how, unixSocket(database.url), String(connections), String(seconds)],
+        { encoding: 'utf8', timeout: (seconds + 30) * 1000 });
+      await backendsGone(database.url);
+      const spent = postgresSeconds() - before;
+      const transactions = Number(out.match(/^transactions (\d+)$/m)[1]);
+      const client = Number(out.match(/^cpu_ticks (\d+)$/m)[1]) / TICKS;
+      console.log(`round ${round} ${how.padEnd(13)} ${String(Math.round(transactions / seconds)).padStart(7)} ` +
+        `transactions/s  CPU per transaction: PostgreSQL ${ms(spent, transactions)} ms, client ${ms(client, transactions)} ms`);
+    }
+  }
+  database.drop();
+}
+
 try {
   if (PARTS.includes('cost')) await cost();
   if (PARTS.includes('quotas')) await quotas();
+  if (PARTS.includes('round-trips')) await roundTrips();
 } finally {
   for (const server of running) await server.stop();
   rmSync(work, { recursive: true, force: true });
