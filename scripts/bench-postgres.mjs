@@ -73,17 +73,30 @@ function cpuSeconds(pid, children = false) {
   return (utime + stime + (children ? cutime + cstime : 0)) / TICKS;
 }
 
-/** PostgreSQL's CPU seconds: the postmaster, its live processes, and those that exited. */
-function postgresSeconds() {
-  let total = cpuSeconds(postmaster, true);
+/** The postmaster's child processes now: each one's pid and state (proc(5)). */
+function postmasterChildren() {
+  const children = [];
   for (const entry of readdirSync('/proc')) {
     if (!/^\d+$/.test(entry)) continue;
     try {
       const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
-      const ppid = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
-      if (ppid === postmaster) total += cpuSeconds(entry);
+      const [state, ppid] = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+      if (Number(ppid) === postmaster) children.push({ pid: entry, state });
     } catch {
-      // Exited while listed: its time is in the postmaster's children now.
+      // Exited while listed.
+    }
+  }
+  return children;
+}
+
+/** PostgreSQL's CPU seconds: the postmaster, its live processes, and those that exited. */
+function postgresSeconds() {
+  let total = cpuSeconds(postmaster, true);
+  for (const { pid } of postmasterChildren()) {
+    try {
+      total += cpuSeconds(pid);
+    } catch {
+      // Exited since listed: its time is in the postmaster's children now.
     }
   }
   return total;
@@ -265,13 +278,9 @@ async function quotaRun(count, one) {
 async function backendsGone(url) {
   const name = new URL(url).pathname.slice(1);
   for (let wait = 0; wait < 100; wait++) {
-    const lingering = readdirSync('/proc').some((entry) => {
-      if (!/^\d+$/.test(entry)) return false;
+    const lingering = postmasterChildren().some(({ pid, state }) => {
       try {
-        const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
-        const [state, ppid] = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-        if (Number(ppid) !== postmaster) return false;
-        return state === 'Z' || readFileSync(`/proc/${entry}/cmdline`, 'utf8').includes(` ${name} `);
+        return state === 'Z' || readFileSync(`/proc/${pid}/cmdline`, 'utf8').includes(` ${name} `);
       } catch {
         return false;
       }
