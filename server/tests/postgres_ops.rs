@@ -60,6 +60,20 @@ fn a_game(seed: u64) -> serde_json::Value {
     words_game(seed, 80, MONDAY_2026_11_30_UTC8)
 }
 
+/// Records a game on `seed` through `server` (so its pool has connected) and returns
+/// the name of the server's database.
+async fn a_game_recorded(server: &TestServer, seed: u64) -> String {
+    let save = server.create_save().await;
+    let response = server
+        .send(with_token(
+            post_json("/api/scores", &a_game(seed)),
+            save.token,
+        ))
+        .await;
+    assert_eq!(response.status(), 200);
+    server.postgres_database().to_owned()
+}
+
 fn database_url(server: &TestServer) -> String {
     match &server.location {
         Location::Postgres(url) => url.clone(),
@@ -77,18 +91,7 @@ async fn sslmode_require_connects_over_tls() {
         ..options(admin_url.clone(), StoreOptions::default())
     })
     .await;
-    let save = server.create_save().await;
-    assert_eq!(
-        server
-            .send(with_token(
-                post_json("/api/scores", &a_game(300)),
-                save.token
-            ))
-            .await
-            .status(),
-        200
-    );
-    let database = server.postgres_database().to_owned();
+    let database = a_game_recorded(&server, 300).await;
     let over_tls = admin_count(
         &admin_url,
         "SELECT count(*) FROM pg_stat_ssl s JOIN pg_stat_activity a USING (pid)
@@ -122,18 +125,7 @@ async fn the_same_hosts_database_is_reached_over_its_unix_socket() {
         "{}",
         database_url(&server)
     );
-    let save = server.create_save().await;
-    assert_eq!(
-        server
-            .send(with_token(
-                post_json("/api/scores", &a_game(301)),
-                save.token
-            ))
-            .await
-            .status(),
-        200
-    );
-    let database = server.postgres_database().to_owned();
+    let database = a_game_recorded(&server, 301).await;
     // A Unix socket's session has no client address.
     let over_socket = admin_count(
         &admin_url,
