@@ -5,10 +5,10 @@
 //   PARTS=cost DURATION=20s scripts/with-postgres.sh --durable node scripts/bench-postgres.mjs
 //
 // 1. cost: one server straight over HTTP, SQLite (`synchronous = FULL`) then PostgreSQL
-//    (with TLS, without, and over its Unix socket), the same kind of games: req/s and p99, and per request the CPU time of the server,
-//    of PostgreSQL (the postmaster and every backend, from /proc) and of wrk, the
-//    statements PostgreSQL ran (pg_stat_statements, BEGIN and COMMIT included) and its
-//    commits (pg_stat_database).
+//    (with TLS, without, and over its Unix socket), the same kind of games: req/s and
+//    p99, and per request the CPU time of the server, of PostgreSQL (the postmaster and
+//    every backend, from /proc) and of wrk, the statements PostgreSQL ran
+//    (pg_stat_statements, BEGIN and COMMIT included) and its commits (pg_stat_database).
 // 2. quotas: the CPU each part may use is fixed, so adding a server adds its share:
 //    PostgreSQL pinned to CPU 1; each server pinned to CPU 0 in its own cgroup allowed
 //    QUOTA % of a CPU; one wrk per server, pinned to CPU LOAD_CPU (1: beside
