@@ -1,9 +1,11 @@
 //! The database: saves and scores on SQLite (a file, the default) or PostgreSQL.
 //!
-//! Both drivers are synchronous; their work runs off the async workers (SQLite's
-//! writes on its writer thread, everything else on tokio's blocking pool), so a slow
-//! disk never stalls request handling. Each write runs in a transaction of its own
-//! (on SQLite: its own savepoint within a batch), reads on a pooled connection.
+//! Both drivers are synchronous; their work runs off the async workers (writes on
+//! writer threads, reads on tokio's blocking pool), so a slow disk never stalls request
+//! handling. Writes are committed in batches, each in its own savepoint
+//! (`write_batches`): on SQLite every write, on PostgreSQL a game's record (the hot
+//! path) while every other write is a transaction of its own. Reads run on a pooled
+//! connection.
 //! Errors that mean the database is unreachable, full or too slow are told apart
 //! ([`StoreError::is_unavailable`]): the API answers them 503, not 500.
 //!
@@ -34,6 +36,7 @@ pub mod sql;
 mod sqlite;
 mod texts;
 mod verified;
+mod write_batches;
 
 use self::postgres::Postgres;
 use self::sqlite::Sqlite;
@@ -103,9 +106,9 @@ pub enum StoreError {
     UnexpectedValue(String),
     #[error("the database task stopped: {0}")]
     TaskFailed(#[from] tokio::task::JoinError),
-    #[error("starting the SQLite writer thread: {0}")]
+    #[error("starting a writer thread: {0}")]
     WriterThread(std::io::Error),
-    #[error("the SQLite writer thread stopped")]
+    #[error("the writer threads stopped")]
     WriterStopped,
     #[error("committing a batch of writes: {0}")]
     Commit(String),
@@ -145,9 +148,10 @@ impl StoreError {
     }
 }
 
-/// Connection failures, SQLSTATE classes 08 (connection), 53 (insufficient resources:
-/// disk full, too many connections), 57 (operator intervention: shutdown, statement
-/// timeout) and 25006 (a read-only standby).
+/// Connection failures, SQLSTATE classes 08 (connection), 40 (transaction rollback: a
+/// deadlock PostgreSQL broke, whose write is answered to be resent), 53 (insufficient
+/// resources: disk full, too many connections), 57 (operator intervention: shutdown,
+/// statement timeout) and 25006 (a read-only standby).
 fn postgres_unavailable(error: &::postgres::Error) -> bool {
     if error.is_closed() {
         return true;
@@ -155,7 +159,7 @@ fn postgres_unavailable(error: &::postgres::Error) -> bool {
     match error.code() {
         Some(state) => {
             let code = state.code();
-            ["08", "53", "57"]
+            ["08", "40", "53", "57"]
                 .iter()
                 .any(|class| code.starts_with(class))
                 || code == "25006"
@@ -497,13 +501,24 @@ impl Store {
         result.inspect_err(count_error)
     }
 
+    /// Runs `f` as a write of its own (on PostgreSQL, its own transaction).
     async fn write<R: Send + 'static>(
         &self,
         f: impl FnOnce(&mut dyn Sql) -> Result<R, StoreError> + Send + 'static,
     ) -> Result<R, StoreError> {
+        self.write_for(None, f).await
+    }
+
+    /// Runs `f`, which locks no player's rows but `player`'s (if given), so on
+    /// PostgreSQL it may share a batch with other players' such writes.
+    async fn write_for<R: Send + 'static>(
+        &self,
+        player: Option<Uuid>,
+        f: impl FnOnce(&mut dyn Sql) -> Result<R, StoreError> + Send + 'static,
+    ) -> Result<R, StoreError> {
         let result = match &*self.database {
             Database::Sqlite(sqlite) => sqlite.write(f).await,
-            Database::Postgres(postgres) => postgres.write(f).await,
+            Database::Postgres(postgres) => postgres.write(player, f).await,
         };
         result.inspect_err(count_error)
     }

@@ -1,8 +1,9 @@
-//! PostgreSQL, for deployments that outgrow one machine: a pool of connections, each
-//! write in one transaction.
+//! PostgreSQL, for deployments that outgrow one machine: a pool of connections, reads
+//! on the blocking pool, writes on a few writer threads that commit players' games in
+//! batches ([`super::write_batches`]; docs/operations.md, "Writes committed together").
 //!
 //! The synchronous `postgres` client keeps this backend the same shape as SQLite's,
-//! so the queries are written once against [`Sql`] and run on the blocking pool.
+//! so the queries are written once against [`Sql`].
 //! Connections use TLS as the URL's `sslmode` asks (see [`super::postgres_tls`]),
 //! every statement runs under a `statement_timeout`, and waiting for a pooled
 //! connection (all busy, or the database unreachable) is bounded too: past either, the
@@ -14,6 +15,7 @@
 //! at checkout (one empty query) only when it sat idle (see [`TRUSTED_FOR`]).
 
 use super::sql::{Param, Row, Sql, Value};
+use super::write_batches::{self, BatchConnection, Delivery, WriteJob};
 use super::{StoreError, StoreOptions, migrations, postgres_tls};
 use crate::metrics::metrics;
 use bytes::BytesMut;
@@ -24,9 +26,10 @@ use r2d2_postgres::PostgresConnectionManager;
 use std::collections::HashMap;
 use std::error::Error;
 use std::io::Write as _;
-use std::sync::Arc;
+use std::sync::{Arc, Mutex, mpsc};
 use std::time::{Duration, Instant};
 use tokio_postgres_rustls::MakeRustlsConnect;
+use uuid::Uuid;
 
 /// r2d2_postgres's manager, its connections paired with the statements they prepared.
 struct Manager(PostgresConnectionManager<MakeRustlsConnect>);
@@ -92,7 +95,13 @@ impl ManageConnection for Manager {
 
 pub struct Postgres {
     pool: Arc<ClosedOffRuntime>,
+    writes: mpsc::Sender<Queued>,
 }
+
+/// The most writes committed together: each runs in a savepoint, a subtransaction, and
+/// PostgreSQL tracks at most 64 of a transaction's in shared memory before every
+/// snapshot on the server gets slower (docs/operations.md, "Writes committed together").
+const MAX_BATCH: usize = 32;
 
 impl Postgres {
     /// Connects and brings the schema up to date.
@@ -113,9 +122,17 @@ impl Postgres {
         migrations::runner().run(&mut connection.client)?;
         warn_unless_collation_c(&mut connection.client)?;
         drop(connection);
-        Ok(Postgres {
-            pool: Arc::new(ClosedOffRuntime(Some(pool))),
-        })
+        let pool = Arc::new(ClosedOffRuntime(Some(pool)));
+        let (writes, queue) = mpsc::channel();
+        let queue = Arc::new(Mutex::new(queue));
+        for _ in 0..writers(options.connections) {
+            let (pool, queue) = (Arc::clone(&pool), Arc::clone(&queue));
+            std::thread::Builder::new()
+                .name("keydo-postgres-writer".into())
+                .spawn(move || run_writer(pool, queue))
+                .map_err(StoreError::WriterThread)?;
+        }
+        Ok(Postgres { pool, writes })
     }
 
     pub async fn read<R: Send + 'static>(
@@ -135,28 +152,116 @@ impl Postgres {
         .await?
     }
 
+    /// Runs `f` in a transaction of its own, or, given the `player` it writes for, in
+    /// a batch with other players' such writes; answers once it is committed.
     pub async fn write<R: Send + 'static>(
         &self,
+        player: Option<Uuid>,
         f: impl FnOnce(&mut dyn Sql) -> Result<R, StoreError> + Send + 'static,
     ) -> Result<R, StoreError> {
-        let pool = Arc::clone(&self.pool);
+        let (job, answered) = write_batches::job(f);
         metrics().write_queued();
-        tokio::task::spawn_blocking(move || {
-            let connection = pool.get();
-            metrics().write_batch(1);
-            connection?.run(|client, statements, broken| {
-                let mut transaction = client.transaction().map_err(|error| note(error, broken))?;
-                let result = f(&mut PostgresSql {
-                    client: &mut transaction,
-                    statements,
-                    broken,
-                })?;
-                transaction.commit().map_err(|error| note(error, broken))?;
-                Ok(result)
-            })
-        })
-        .await?
+        self.writes
+            .send(Queued { player, job })
+            .map_err(|_| StoreError::WriterStopped)?;
+        answered.await.map_err(|_| StoreError::WriterStopped)?
     }
+}
+
+/// A write waiting for a writer.
+struct Queued {
+    /// The one player whose rows the write locks, if it may share a batch.
+    player: Option<Uuid>,
+    job: WriteJob,
+}
+
+/// A writer thread: takes every write waiting (up to [`MAX_BATCH`]) and commits those
+/// that may share a batch in [`batches`], then each of the others alone (the lock
+/// order: docs/operations.md, "Writes committed together"); until every sender is
+/// gone. The writers share one queue: one waiting for its first write holds
+/// the queue and the others wait their turn, so a batch is what arrived meanwhile.
+fn run_writer(pool: Arc<ClosedOffRuntime>, queue: Arc<Mutex<mpsc::Receiver<Queued>>>) {
+    loop {
+        let taken: Vec<Queued> = {
+            let Ok(queue) = queue.lock() else { return };
+            let Ok(first) = queue.recv() else { return };
+            std::iter::once(first)
+                .chain(queue.try_iter().take(MAX_BATCH - 1))
+                .collect()
+        };
+        let (batches, alone) = batches(taken);
+        for batch in batches
+            .into_iter()
+            .chain(alone.into_iter().map(|job| vec![job]))
+        {
+            commit(&pool, batch);
+        }
+    }
+}
+
+/// The batches `taken` makes, in the order they run, and the writes that run alone. A
+/// batch holds one write per player, in ascending player order: a player's second
+/// write goes in the next batch, after the first, since two writes of one player may
+/// lock its rows in either order.
+fn batches(taken: Vec<Queued>) -> (Vec<Vec<WriteJob>>, Vec<WriteJob>) {
+    let mut batches: Vec<Vec<(Uuid, WriteJob)>> = Vec::new();
+    let mut writes_of: HashMap<Uuid, usize> = HashMap::new();
+    let mut alone = Vec::new();
+    for Queued { player, job } in taken {
+        let Some(player) = player else {
+            alone.push(job);
+            continue;
+        };
+        let earlier = writes_of.entry(player).or_default();
+        if batches.len() == *earlier {
+            batches.push(Vec::new());
+        }
+        batches[*earlier].push((player, job));
+        *earlier += 1;
+    }
+    let batches = batches
+        .into_iter()
+        .map(|mut batch| {
+            batch.sort_by_key(|(player, _)| *player);
+            batch.into_iter().map(|(_, job)| job).collect()
+        })
+        .collect();
+    (batches, alone)
+}
+
+/// Commits `batch` on a pooled connection.
+fn commit(pool: &ClosedOffRuntime, batch: Vec<WriteJob>) {
+    metrics().write_batch(batch.len());
+    match pool.get() {
+        Ok(mut connection) => {
+            write_batches::commit(&mut *connection, batch, "BEGIN");
+            connection.last_used = Instant::now();
+        }
+        Err(error) => write_batches::fail_all(batch, &error.to_string()),
+    }
+}
+
+impl BatchConnection for Connection {
+    fn execute(&mut self, statements: &str) -> Result<(), String> {
+        self.client
+            .batch_execute(statements)
+            .map_err(|error| note(error, &mut self.broken).to_string())
+    }
+
+    fn run(&mut self, job: WriteJob) -> (bool, Delivery) {
+        job(&mut PostgresSql {
+            client: &mut self.client,
+            statements: &mut self.statements,
+            broken: &mut self.broken,
+        })
+    }
+}
+
+/// How many writer threads share the pool's `connections` with the readers: two, so
+/// one batch runs while the other waits for its commit's flush, and a quarter of a
+/// larger pool (docs/operations.md, "Writes committed together").
+fn writers(connections: u32) -> u32 {
+    (connections / 4).max(2).min(connections)
 }
 
 /// Boards break ties on player ids compared as text: under collation `C` that is a
@@ -462,5 +567,134 @@ mod tests {
             assert_eq!(store.read(one).await.unwrap(), 1);
         }
         drop_database(store, admin_url, database).await;
+    }
+
+    /// Queues a write of its own that holds its writer until `release` is dropped,
+    /// and waits until a writer runs it.
+    async fn hold_a_writer(store: &Postgres) -> (mpsc::Sender<()>, impl Future<Output = ()>) {
+        let (release, released) = mpsc::channel::<()>();
+        let (started, running) = mpsc::channel();
+        let (job, answered) = write_batches::job(move |_sql| {
+            started.send(()).unwrap();
+            // Returns once the sender is dropped.
+            let _ = released.recv();
+            Ok(())
+        });
+        store.writes.send(Queued { player: None, job }).unwrap();
+        tokio::task::spawn_blocking(move || running.recv().unwrap())
+            .await
+            .unwrap();
+        (release, async move { answered.await.unwrap().unwrap() })
+    }
+
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn players_writes_waiting_together_commit_together_in_player_order() {
+        let Some((store, admin_url, name)) = test_store("batches").await else {
+            return;
+        };
+        // A row whose key one of the writes below takes again.
+        let taken = Uuid::nil();
+        let create = move |sql: &mut dyn Sql| {
+            sql.query(
+                "CREATE TABLE batched (key text PRIMARY KEY, player text, txid bigint,
+                                       n bigserial)",
+                &[],
+            )?;
+            sql.query(
+                "INSERT INTO batched (key, player, txid) VALUES ($1, $1, 0)",
+                &[Param::Id(taken)],
+            )
+            .map(drop)
+        };
+        store.write(None, create).await.unwrap();
+        let writers = writers(StoreOptions::default().connections) as usize;
+        let mut held = Vec::new();
+        for _ in 0..writers {
+            held.push(hold_a_writer(&store).await);
+        }
+
+        // More players' writes than a batch holds, queued while every writer is busy:
+        // one fails after writing, one fails in PostgreSQL (its key is taken), and one
+        // player writes twice.
+        let players: Vec<Uuid> = (0..MAX_BATCH + 8).map(|_| Uuid::new_v4()).collect();
+        let (failing, clashing, twice) = (players[3], players[5], players[1]);
+        let second_key = Uuid::new_v4();
+        let mut writes: Vec<(Uuid, Uuid)> =
+            players.iter().map(|&player| (player, player)).collect();
+        // The player's second write, queued right after the first.
+        writes.insert(2, (second_key, twice));
+        let mut answers = Vec::new();
+        for (key, player) in writes {
+            let (job, answered) = write_batches::job(move |sql| {
+                let key = if player == clashing { taken } else { key };
+                sql.query(
+                    "INSERT INTO batched (key, player, txid) VALUES ($1, $2, txid_current())",
+                    &[Param::Id(key), Param::Id(player)],
+                )?;
+                if player == failing {
+                    return Err(StoreError::UnexpectedValue("a failing write".into()));
+                }
+                Ok(())
+            });
+            let player = Some(player);
+            store.writes.send(Queued { player, job }).unwrap();
+            answers.push((key, answered));
+        }
+        for (release, done) in held {
+            drop(release);
+            done.await;
+        }
+        for (key, answered) in answers {
+            let answer = answered.await.unwrap();
+            assert_eq!(
+                answer.is_ok(),
+                ![failing, clashing].contains(&key),
+                "{key}: {answer:?}"
+            );
+        }
+
+        let rows = store
+            .read(|sql| {
+                sql.query(
+                    "SELECT key, player, txid FROM batched WHERE txid > 0 ORDER BY n",
+                    &[],
+                )
+            })
+            .await
+            .unwrap();
+        let rows: Vec<(Uuid, Uuid, i64)> = rows
+            .iter()
+            .map(|row| Ok((row.id(0)?, row.id(1)?, row.int(2)?)))
+            .collect::<Result<_, StoreError>>()
+            .unwrap();
+        let mut written: Vec<Uuid> = rows.iter().map(|(key, ..)| *key).collect();
+        written.sort();
+        let mut expected: Vec<Uuid> = players
+            .iter()
+            .copied()
+            .chain([second_key])
+            .filter(|key| ![failing, clashing].contains(key))
+            .collect();
+        expected.sort();
+        // The failed writes left nothing; every other one is there once.
+        assert_eq!(written, expected);
+        // The first MAX_BATCH writes taken make a batch of one write per player and a
+        // batch of the player's second write, after it; the rest a third. Each is one
+        // transaction, in player order.
+        let mut transactions: Vec<i64> = rows.iter().map(|(.., txid)| *txid).collect();
+        transactions.sort();
+        transactions.dedup();
+        assert_eq!(transactions.len(), 3, "{rows:?}");
+        let txid_of = |key| rows.iter().find(|row| row.0 == key).unwrap().2;
+        assert!(txid_of(twice) < txid_of(second_key));
+        for txid in transactions {
+            let batch: Vec<Uuid> = rows
+                .iter()
+                .filter(|(.., id)| *id == txid)
+                .map(|(_, player, _)| *player)
+                .collect();
+            assert!(batch.is_sorted(), "{batch:?}");
+        }
+        drop_database(store, admin_url, name).await;
     }
 }

@@ -13,16 +13,16 @@
 //! one fsync per batch, not per write (docs/api.md has the throughput).
 
 use super::sql::{Param, Row, Sql, Value};
+use super::write_batches::{self, BatchConnection, Delivery, WriteJob};
 use super::{StoreError, migrations};
 use crate::metrics::metrics;
 use r2d2::Pool;
 use r2d2_sqlite::SqliteConnectionManager;
 use rusqlite::types::{ToSqlOutput, ValueRef};
-use rusqlite::{Connection, OpenFlags, ToSql, TransactionBehavior};
+use rusqlite::{Connection, OpenFlags, ToSql};
 use std::path::Path;
 use std::sync::mpsc;
 use std::time::Duration;
-use tokio::sync::oneshot;
 
 /// How long a statement waits for a lock held by another process before failing.
 const BUSY_TIMEOUT: Duration = Duration::from_secs(5);
@@ -30,12 +30,6 @@ const BUSY_TIMEOUT: Duration = Duration::from_secs(5);
 const READERS: u32 = 4;
 /// The most writes committed together.
 const MAX_BATCH: usize = 64;
-
-/// One write: runs in its own savepoint and says whether it succeeded; the returned
-/// delivery hands its result over once the batch's commit is known.
-type WriteJob = Box<dyn FnOnce(&mut dyn Sql) -> (bool, Delivery) + Send>;
-/// Called with the commit's error, if the commit failed.
-type Delivery = Box<dyn FnOnce(Option<&rusqlite::Error>) + Send>;
 
 pub struct Sqlite {
     writes: mpsc::Sender<WriteJob>,
@@ -61,7 +55,7 @@ impl Sqlite {
         let (writes, jobs) = mpsc::channel();
         std::thread::Builder::new()
             .name("keydo-sqlite-writer".into())
-            .spawn(move || write_batches(writer, jobs))
+            .spawn(move || run_writer(writer, jobs))
             .map_err(StoreError::WriterThread)?;
         let readers = Pool::builder()
             .max_size(READERS)
@@ -82,20 +76,7 @@ impl Sqlite {
         &self,
         f: impl FnOnce(&mut dyn Sql) -> Result<R, StoreError> + Send + 'static,
     ) -> Result<R, StoreError> {
-        let (answer, answered) = oneshot::channel();
-        let job: WriteJob = Box::new(move |sql| {
-            let result = f(sql);
-            let succeeded = result.is_ok();
-            let delivery: Delivery = Box::new(move |commit_error| {
-                let result = match commit_error {
-                    None => result,
-                    Some(error) => Err(StoreError::Commit(error.to_string())),
-                };
-                // The caller may have gone (a timed-out request); the write stands.
-                let _ = answer.send(result);
-            });
-            (succeeded, delivery)
-        });
+        let (job, answered) = write_batches::job(f);
         metrics().write_queued();
         self.writes
             .send(job)
@@ -105,63 +86,28 @@ impl Sqlite {
 }
 
 /// The writer thread: batches until every sender is gone.
-fn write_batches(mut connection: Connection, jobs: mpsc::Receiver<WriteJob>) {
+fn run_writer(connection: Connection, jobs: mpsc::Receiver<WriteJob>) {
     while let Ok(first) = jobs.recv() {
         let batch: Vec<WriteJob> = std::iter::once(first)
             .chain(jobs.try_iter().take(MAX_BATCH - 1))
             .collect();
         metrics().write_batch(batch.len());
-        commit_batch(&mut connection, batch);
+        write_batches::commit(&mut Writer(&connection), batch, "BEGIN IMMEDIATE");
     }
 }
 
-fn commit_batch(connection: &mut Connection, batch: Vec<WriteJob>) {
-    let mut transaction = match connection.transaction_with_behavior(TransactionBehavior::Immediate)
-    {
-        Ok(transaction) => transaction,
-        Err(error) => return fail_all(batch, &error),
-    };
-    let mut deliveries = Vec::with_capacity(batch.len());
-    for job in batch {
-        let mut savepoint = match transaction.savepoint() {
-            Ok(savepoint) => savepoint,
-            Err(error) => {
-                let (_, delivery) = job(&mut Unavailable(&error));
-                deliveries.push(delivery);
-                continue;
-            }
-        };
-        let (succeeded, delivery) = job(&mut SqliteSql(&savepoint));
-        // Dropping a savepoint rolls it back; a failed write leaves no trace.
-        let released = if succeeded {
-            savepoint.commit()
-        } else {
-            savepoint.rollback()
-        };
-        if let Err(error) = released {
-            tracing::error!(cause = %error, "releasing a savepoint failed");
-        }
-        deliveries.push(delivery);
-    }
-    let committed = transaction.commit();
-    for delivery in deliveries {
-        delivery(committed.as_ref().err());
-    }
-}
+/// The writer's connection, as a batch runs on it.
+struct Writer<'c>(&'c Connection);
 
-fn fail_all(batch: Vec<WriteJob>, error: &rusqlite::Error) {
-    for job in batch {
-        let (_, delivery) = job(&mut Unavailable(error));
-        delivery(Some(error));
+impl BatchConnection for Writer<'_> {
+    fn execute(&mut self, statements: &str) -> Result<(), String> {
+        self.0
+            .execute_batch(statements)
+            .map_err(|error| error.to_string())
     }
-}
 
-/// Stands in for a connection when the batch could not start: every statement fails.
-struct Unavailable<'e>(&'e rusqlite::Error);
-
-impl Sql for Unavailable<'_> {
-    fn query(&mut self, _sql: &str, _params: &[Param<'_>]) -> Result<Vec<Row>, StoreError> {
-        Err(StoreError::Commit(self.0.to_string()))
+    fn run(&mut self, job: WriteJob) -> (bool, Delivery) {
+        job(&mut SqliteSql(self.0))
     }
 }
 

@@ -76,7 +76,11 @@ impl Store {
         weekly_board: Option<i64>,
         gate: Gate,
     ) -> Result<Recording, StoreError> {
-        self.write(move |sql| {
+        // A game on a text may store the text, a row other players' games share: it is
+        // written alone, so batches lock only their players' own rows
+        // (docs/operations.md, "Writes committed together").
+        let batched_for = result.text.is_none().then_some(result.player_id);
+        self.write_for(batched_for, move |sql| {
             let (player_id, score_id) = (result.player_id, result.score_id);
             let Submitter {
                 save,
