@@ -5,42 +5,18 @@
 mod common;
 
 use axum::body::Body;
-use axum::http::{Request, header};
-use common::scenarios::{leaderboard, me, submit};
+use axum::http::Request;
+use common::scenarios::{join, leaderboard, link_code, me, submit};
 use common::{
     Options, TestServer, assert_error, body_json, header, played_game, with_token, words_game,
 };
 use keydo_core::Mode;
-use keydo_core::api::{Devices, IDEMPOTENCY_KEY_HEADER, LinkCode, SaveCreated};
+use keydo_core::api::{Devices, IDEMPOTENCY_KEY_HEADER, SaveCreated};
 use keydo_server::clock::Clock;
-use serde_json::json;
 use std::net::SocketAddr;
 use uuid::Uuid;
 
-const FIREFOX_ON_LINUX: &str =
-    "Mozilla/5.0 (X11; Linux x86_64; rv:133.0) Gecko/20100101 Firefox/133.0";
 const TEN_MINUTES_MS: i64 = 10 * 60 * 1000;
-
-async fn link_code(server: &TestServer, token: Uuid) -> LinkCode {
-    let request = with_token(
-        Request::post("/api/devices/link-codes")
-            .body(Body::empty())
-            .unwrap(),
-        token,
-    );
-    let response = server.send(request).await;
-    assert_eq!(response.status(), 201);
-    serde_json::from_value(body_json(response).await).unwrap()
-}
-
-fn join(code: &str, key: &str) -> Request<Body> {
-    Request::post("/api/devices")
-        .header(header::CONTENT_TYPE, "application/json")
-        .header(header::USER_AGENT, FIREFOX_ON_LINUX)
-        .header(IDEMPOTENCY_KEY_HEADER, key)
-        .body(Body::from(json!({ "code": code }).to_string()))
-        .unwrap()
-}
 
 async fn joined(server: &TestServer, request: Request<Body>) -> SaveCreated {
     let response = server.send(request).await;

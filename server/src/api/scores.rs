@@ -91,6 +91,8 @@ pub async fn submit(
         Recording::Refused(refusal) => return Err(refused(refusal)),
         Recording::HeldTooOften => return Err(ApiError::rate_limited()),
         Recording::TooManyTexts => return Err(ApiError::too_many_texts()),
+        // As for its token from now on: the player signs in with the save it joined.
+        Recording::SaveGone => return Err(ApiError::unauthorized()),
     };
     Ok(Json(ack(receipt, weekly_accepted, current_week)))
 }

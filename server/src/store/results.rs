@@ -7,7 +7,7 @@
 use super::StoreError;
 use super::board_scores::StoredBoard;
 use super::players::SaveFacts;
-use super::sql::{Param, Row, Sql, Value};
+use super::sql::{Param, Row, RowLock, Sql, Value};
 use keydo_core::Mode;
 use keydo_core::text::LoadedText;
 use std::sync::LazyLock;
@@ -218,7 +218,9 @@ pub struct Submitter {
     pub mode_best: Option<i64>,
 }
 
-/// The [`Submitter`] of `score_id` in `mode`; `None`: no such save.
+/// The [`Submitter`] of `score_id` in `mode`; `None`: no such save. The save's row is
+/// locked against a fold until the transaction ends, before any other row of the
+/// player's (docs/operations.md, "Writes committed together").
 pub fn submitter(
     sql: &mut dyn Sql,
     player_id: Uuid,
@@ -243,7 +245,8 @@ pub fn submitter(
         Param::Id(score_id),
         Param::Text(mode.id()),
     ];
-    let Some(row) = sql.query_opt(&STATEMENT, &params)? else {
+    let statement = format!("{}{}", *STATEMENT, sql.locking(RowLock::KeyShare, "p"));
+    let Some(row) = sql.query_opt(&statement, &params)? else {
         return Ok(None);
     };
     Ok(Some(Submitter {

@@ -36,6 +36,9 @@ pub enum Recording {
     /// Not recorded: its text is new, and its save or address stored too many new
     /// texts lately (docs/api.md, "Rate limits").
     TooManyTexts,
+    /// Not recorded: the save is gone since its token was checked (folded into another
+    /// by a device link that committed first).
+    SaveGone,
 }
 
 /// What the boards say of a recorded result.
@@ -86,9 +89,10 @@ impl Store {
                 save,
                 receipt,
                 mode_best,
-            } = results::submitter(sql, player_id, score_id, result.mode)?.ok_or_else(|| {
-                StoreError::UnexpectedValue("a result for a save that does not exist".into())
-            })?;
+            } = match results::submitter(sql, player_id, score_id, result.mode)? {
+                Some(submitter) => submitter,
+                None => return Ok(Recording::SaveGone),
+            };
             if let Err(refusal) = check_played_after_save(result.played_at as u64, save.created_at)
             {
                 return Ok(Recording::Refused(refusal));

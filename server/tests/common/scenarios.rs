@@ -6,12 +6,38 @@ use super::{
     resubmitted, value_of, with_token, words_game,
 };
 use axum::body::Body;
-use axum::http::Request;
+use axum::http::{Request, header};
 use keydo_core::Mode;
 use keydo_core::api::week::{week_of, week_start_ms};
-use keydo_core::api::{Leaderboard, Save, ScoreAck};
+use keydo_core::api::{IDEMPOTENCY_KEY_HEADER, Leaderboard, LinkCode, Save, ScoreAck};
 use serde_json::{Value, json};
 use uuid::Uuid;
+
+pub const FIREFOX_ON_LINUX: &str =
+    "Mozilla/5.0 (X11; Linux x86_64; rv:133.0) Gecko/20100101 Firefox/133.0";
+
+/// A one-time code to link a device to `token`'s player, expecting 201.
+pub async fn link_code(server: &TestServer, token: Uuid) -> LinkCode {
+    let request = with_token(
+        Request::post("/api/devices/link-codes")
+            .body(Body::empty())
+            .unwrap(),
+        token,
+    );
+    let response = server.send(request).await;
+    assert_eq!(response.status(), 201);
+    serde_json::from_value(body_json(response).await).unwrap()
+}
+
+/// The request a joining device sends with `code` (without its own token).
+pub fn join(code: &str, key: &str) -> Request<Body> {
+    Request::post("/api/devices")
+        .header(header::CONTENT_TYPE, "application/json")
+        .header(header::USER_AGENT, FIREFOX_ON_LINUX)
+        .header(IDEMPOTENCY_KEY_HEADER, key)
+        .body(Body::from(json!({ "code": code }).to_string()))
+        .unwrap()
+}
 
 pub async fn submit(server: &TestServer, token: Uuid, game: &Value) -> ScoreAck {
     let response = server
