@@ -705,4 +705,79 @@ mod tests {
         }
         drop_database(store, admin_url, name).await;
     }
+
+    /// Two batches that spend two keys in opposite orders, as two saves replaying each
+    /// other's logs at once would (docs/operations.md, "Writes committed together"):
+    /// PostgreSQL breaks the cycle, its victim write is answered as unavailable (503,
+    /// resent by the outbox), and every other write of both batches commits.
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn a_deadlock_between_batches_fails_one_write_and_commits_the_rest() {
+        let Some((store, admin_url, name)) = test_store("deadlock").await else {
+            return;
+        };
+        let create = |sql: &mut dyn Sql| {
+            sql.query("CREATE TABLE spent (key text PRIMARY KEY, batch text)", &[])
+                .map(drop)
+        };
+        store.write(None, create).await.unwrap();
+        let both_hold_one = Arc::new(std::sync::Barrier::new(2));
+        let batch = |batch: &'static str, keys: [&'static str; 2]| {
+            let spend = move |sql: &mut dyn Sql, key: &str| {
+                sql.query(
+                    "INSERT INTO spent (key, batch) VALUES ($1, $2) ON CONFLICT DO NOTHING",
+                    &[Param::Text(key), Param::Text(batch)],
+                )
+                .map(drop)
+            };
+            let barrier = Arc::clone(&both_hold_one);
+            let (first, first_answer) = write_batches::job(move |sql| {
+                spend(sql, keys[0])?;
+                barrier.wait();
+                Ok(())
+            });
+            let (second, second_answer) = write_batches::job(move |sql| spend(sql, keys[1]));
+            (vec![first, second], [first_answer, second_answer])
+        };
+        let (x, x_answers) = batch("x", ["k1", "k2"]);
+        let (y, y_answers) = batch("y", ["k2", "k1"]);
+        let committing = [x, y].map(|jobs| {
+            let pool = Arc::clone(&store.pool);
+            tokio::task::spawn_blocking(move || commit(&pool, jobs))
+        });
+        for batch in committing {
+            batch.await.unwrap();
+        }
+
+        let mut seconds = Vec::new();
+        for [first, second] in [x_answers, y_answers] {
+            first.await.unwrap().unwrap();
+            seconds.push(second.await.unwrap());
+        }
+        let victims: Vec<&StoreError> = seconds.iter().filter_map(|s| s.as_ref().err()).collect();
+        assert_eq!(victims.len(), 1, "{seconds:?}");
+        assert!(victims[0].is_unavailable(), "{:?}", victims[0]);
+        let deadlock = match victims[0] {
+            StoreError::Postgres(error) => error.code(),
+            _ => None,
+        };
+        assert_eq!(
+            deadlock,
+            Some(&postgres::error::SqlState::T_R_DEADLOCK_DETECTED)
+        );
+        let spent = store
+            .read(|sql| sql.query("SELECT key, batch FROM spent ORDER BY key", &[]))
+            .await
+            .unwrap();
+        let spent: Vec<(String, String)> = spent
+            .iter()
+            .map(|row| Ok((row.text(0)?.to_owned(), row.text(1)?.to_owned())))
+            .collect::<Result<_, StoreError>>()
+            .unwrap();
+        // Each key spent once, by the batch that spent it first.
+        assert_eq!(
+            spent,
+            [("k1".into(), "x".into()), ("k2".into(), "y".into())]
+        );
+        drop_database(store, admin_url, name).await;
+    }
 }
