@@ -11,7 +11,7 @@ use super::players;
 use super::profiles::profile_record;
 use super::rank_counts::Moves;
 use super::result_codes;
-use super::sql::{Param, RowLock, Sql};
+use super::sql::{Param, Sql};
 use super::{Store, StoreError};
 use keydo_core::Mode;
 use keydo_core::profile::ProfileRecord;
@@ -234,12 +234,13 @@ fn fold(sql: &mut dyn Sql, old: Uuid, into: Uuid) -> Result<Vec<String>, StoreEr
     // Both saves first, in ascending id, as a batch of games takes its players
     // (docs/operations.md, "Writes committed together"): a game of either waits for the
     // fold, or the fold for its batch, never both.
-    let lock = format!(
-        "SELECT 1 FROM players WHERE player_id = $1{}",
-        sql.locking(RowLock::Update, "players")
-    );
-    for save in [old.min(into), old.max(into)] {
-        sql.query(&lock, &[Param::Id(save)])?;
+    if sql.locks_rows() {
+        for save in [old.min(into), old.max(into)] {
+            sql.query(
+                "SELECT 1 FROM players WHERE player_id = $1 FOR UPDATE",
+                &[Param::Id(save)],
+            )?;
+        }
     }
     let hidden = players::save_facts(sql, into)?.is_some_and(|save| save.hidden);
     let bests = sql.query(

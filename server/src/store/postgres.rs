@@ -14,7 +14,7 @@
 //! it, as rusqlite's statement cache does for SQLite, and the pool checks a connection
 //! at checkout (one empty query) only when it sat idle (see [`TRUSTED_FOR`]).
 
-use super::sql::{Param, Row, RowLock, Sql, Value};
+use super::sql::{Param, Row, Sql, Value};
 use super::write_batches::{self, BatchConnection, Delivery, WriteJob};
 use super::{StoreError, StoreOptions, migrations, postgres_tls};
 use crate::metrics::metrics;
@@ -329,12 +329,8 @@ struct PostgresSql<'c, C> {
 }
 
 impl<C: GenericClient> Sql for PostgresSql<'_, C> {
-    fn locking(&self, lock: RowLock, table: &str) -> String {
-        let strength = match lock {
-            RowLock::Update => "UPDATE",
-            RowLock::KeyShare => "KEY SHARE",
-        };
-        format!(" FOR {strength} OF {table}")
+    fn locks_rows(&self) -> bool {
+        true
     }
 
     fn query(&mut self, sql: &str, params: &[Param<'_>]) -> Result<Vec<Row>, StoreError> {

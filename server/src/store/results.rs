@@ -7,7 +7,7 @@
 use super::StoreError;
 use super::board_scores::StoredBoard;
 use super::players::SaveFacts;
-use super::sql::{Param, Row, RowLock, Sql, Value};
+use super::sql::{Param, Row, Sql, Value};
 use keydo_core::Mode;
 use keydo_core::text::LoadedText;
 use std::sync::LazyLock;
@@ -245,8 +245,14 @@ pub fn submitter(
         Param::Id(score_id),
         Param::Text(mode.id()),
     ];
-    let statement = format!("{}{}", *STATEMENT, sql.locking(RowLock::KeyShare, "p"));
-    let Some(row) = sql.query_opt(&statement, &params)? else {
+    static LOCKING: LazyLock<String> =
+        LazyLock::new(|| format!("{} FOR KEY SHARE OF p", *STATEMENT));
+    let statement = if sql.locks_rows() {
+        &LOCKING
+    } else {
+        &STATEMENT
+    };
+    let Some(row) = sql.query_opt(statement, &params)? else {
         return Ok(None);
     };
     Ok(Some(Submitter {

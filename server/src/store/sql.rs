@@ -86,24 +86,15 @@ pub fn set_where(table: &str, replaces: &str, columns: &[&str]) -> String {
         .join(", ")
 }
 
-/// How strongly a `SELECT` locks the rows it reads ([`Sql::locking`]).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum RowLock {
-    /// Against every other lock: the row is about to be deleted.
-    Update,
-    /// Against deletion and key changes only, as a foreign key's check locks its row.
-    KeyShare,
-}
-
 /// A connection (or transaction) that runs statements.
 pub trait Sql {
     fn query(&mut self, sql: &str, params: &[Param<'_>]) -> Result<Vec<Row>, StoreError>;
 
-    /// The clause that makes a `SELECT` lock the rows it reads from `table` (a name or
-    /// an alias) until the transaction ends: PostgreSQL's `FOR UPDATE OF` or `FOR KEY
-    /// SHARE OF`; nothing on SQLite, whose one writer holds the whole database.
-    fn locking(&self, _lock: RowLock, _table: &str) -> String {
-        String::new()
+    /// Whether rows a `SELECT` reads can be locked (`FOR UPDATE`, `FOR KEY SHARE`):
+    /// on PostgreSQL; SQLite has neither clause, and its one writer holds the whole
+    /// database.
+    fn locks_rows(&self) -> bool {
+        false
     }
 
     /// The first row, if any.

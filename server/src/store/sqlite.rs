@@ -197,4 +197,60 @@ mod tests {
             .unwrap();
         assert_eq!(journal, "wal");
     }
+
+    #[tokio::test]
+    async fn a_failing_write_in_a_batch_leaves_nothing_and_the_others_commit() {
+        let data = tempfile::TempDir::new().unwrap();
+        let store = Sqlite::open(&data.path().join("keydo.sqlite3")).unwrap();
+        let create = |sql: &mut dyn Sql| {
+            sql.query("CREATE TABLE batched (key TEXT PRIMARY KEY)", &[])
+                .map(drop)
+        };
+        store.write(create).await.unwrap();
+        // The writer held by a write of its own until the batch below is queued.
+        let (release, released) = mpsc::channel::<()>();
+        let (started, running) = mpsc::channel();
+        let (hold, held) = write_batches::job(move |_sql| {
+            started.send(()).unwrap();
+            // Returns once the sender is dropped.
+            let _ = released.recv();
+            Ok(())
+        });
+        store.writes.send(hold).unwrap();
+        tokio::task::spawn_blocking(move || running.recv().unwrap())
+            .await
+            .unwrap();
+
+        // One batch: a write, one that fails after writing, one that fails in SQLite
+        // (its key is taken), and another write.
+        let writes = [("a", false), ("b", true), ("a", false), ("c", false)];
+        let answers: Vec<_> = writes
+            .into_iter()
+            .map(|(key, fails)| {
+                let (job, answered) = write_batches::job(move |sql| {
+                    sql.query("INSERT INTO batched (key) VALUES ($1)", &[Param::Text(key)])?;
+                    if fails {
+                        return Err(StoreError::UnexpectedValue("a failing write".into()));
+                    }
+                    Ok(())
+                });
+                store.writes.send(job).unwrap();
+                answered
+            })
+            .collect();
+        drop(release);
+        held.await.unwrap().unwrap();
+        let mut succeeded = Vec::new();
+        for answered in answers {
+            succeeded.push(answered.await.unwrap().is_ok());
+        }
+        assert_eq!(succeeded, [true, false, false, true]);
+
+        let keys = store
+            .read(|sql| sql.query("SELECT key FROM batched ORDER BY key", &[]))
+            .await
+            .unwrap();
+        let keys: Vec<&str> = keys.iter().map(|row| row.text(0).unwrap()).collect();
+        assert_eq!(keys, ["a", "c"]);
+    }
 }
