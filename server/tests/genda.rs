@@ -47,6 +47,30 @@ async fn the_replay_serves_public_results_only() {
     genda::the_replay_serves_public_results_only(&server).await;
 }
 
+/// A text the page would have normalised differently is refused whole: the server
+/// hashes and stores only normalised texts (docs/genda.md, "Normalisation").
+#[tokio::test]
+async fn a_text_not_in_its_normalised_form_is_refused() {
+    let server = TestServer::sqlite().await;
+    let save = server.create_save().await;
+    let text = LoadedText::new(PASTED_ZH).unwrap();
+    let mut game = text_game(&text, 90, 1, MONDAY_2026_11_30_UTC8);
+    let typed = game["prompt"]["text"].as_str().unwrap().to_owned();
+    assert_eq!(typed, text.as_str());
+    game["prompt"]["text"] = format!(" {typed}").into();
+    let response = server
+        .send(with_token(post_json("/api/scores", &game), save.token))
+        .await;
+    assert_error(response, 422, "INVALID_BODY").await;
+    assert_eq!(server.count_rows("results").await, 0);
+    assert_eq!(server.count_rows("texts").await, 0);
+    // The same game on the normalised text is taken.
+    game["prompt"]["text"] = typed.into();
+    let ack = submit(&server, save.token, &game).await;
+    assert_eq!(ack.first_attempt, Some(true));
+    assert_eq!(server.count_rows("texts").await, 1);
+}
+
 /// The longest text a player may load, in either language, is typed, sent whole and
 /// ranked on its board.
 #[tokio::test]

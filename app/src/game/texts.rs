@@ -8,7 +8,6 @@ use crate::services::texts::{LoadError, load};
 use keydo_core::game::corpora;
 use keydo_core::game::options::TestOptions;
 use keydo_core::game::texts::{self, Passage, Passages, WordList};
-use keydo_core::text::LoadedText;
 use keydo_core::text::daily::raced_passage;
 use keydo_core::{Mode, Prompt, PromptId, Seed};
 use leptos::prelude::*;
@@ -101,11 +100,12 @@ impl Corpora {
                 }))
             }
             Source::Practice(practice) => Some(
-                LoadedText::new(practice.prompt.as_str())
-                    .map(|text| Assignment {
+                practice
+                    .id
+                    .clone()
+                    .map(|id| Assignment {
                         prompt: practice.prompt.clone(),
-                        // Never sent: a practice game is recorded for no board.
-                        id: PromptId::Text { text },
+                        id,
                         attribution: Some(practice.label()),
                         segment: None,
                         time_limit_ms: practice.time_limit_ms(),

@@ -18,7 +18,8 @@ use keydo_core::practice::Course;
 use keydo_core::practice::custom::CustomText;
 use keydo_core::practice::drill::{Drill, DrillKind, practice_mode};
 use keydo_core::practice::stats::Target;
-use keydo_core::{Mode, Prompt};
+use keydo_core::text::{LoadedText, TextError};
+use keydo_core::{Mode, Prompt, PromptId};
 use leptos::prelude::*;
 use progress::Progress;
 pub use result::{DrillRow, practice_result};
@@ -27,6 +28,11 @@ pub use result::{DrillRow, practice_result};
 #[derive(Debug, Clone, PartialEq)]
 pub struct PracticeText {
     pub prompt: Prompt,
+    /// The game's prompt identity, the prompt as a loaded text (never sent: a practice
+    /// game is recorded for no board), or why it cannot be one. Made with the text, in
+    /// the modules loaded on demand that make practice texts, so the main module never
+    /// normalises (docs/performance.md, "What loads first").
+    pub id: Result<PromptId, TextError>,
     pub kind: PracticeKind,
 }
 
@@ -41,6 +47,14 @@ pub enum PracticeKind {
 }
 
 impl PracticeText {
+    fn new(prompt: Prompt, kind: PracticeKind) -> PracticeText {
+        PracticeText {
+            id: LoadedText::new(prompt.as_str()).map(|text| PromptId::Text { text }),
+            prompt,
+            kind,
+        }
+    }
+
     pub fn language(&self) -> Language {
         match &self.kind {
             PracticeKind::Lesson { language, .. } | PracticeKind::Drill { language, .. } => {
@@ -84,21 +98,18 @@ impl PracticeText {
 
     /// A game on `custom`, drawn with a new seed (a shuffled text differs each game).
     pub fn of_custom(custom: CustomText) -> PracticeText {
-        PracticeText {
-            prompt: custom.prompt(random_seed()),
-            kind: PracticeKind::Custom(custom),
-        }
+        PracticeText::new(custom.prompt(random_seed()), PracticeKind::Custom(custom))
     }
 
     /// The practice of a drill, if it has anything to practise.
     pub fn of_drill(drill: &Drill) -> Option<PracticeText> {
-        Some(PracticeText {
-            prompt: drill.prompt()?,
-            kind: PracticeKind::Drill {
+        Some(PracticeText::new(
+            drill.prompt()?,
+            PracticeKind::Drill {
                 kind: drill.kind,
                 language: drill.language,
             },
-        })
+        ))
     }
 }
 
@@ -120,25 +131,25 @@ pub fn new_lesson(course: &Course, service: PracticeService, language: Language)
             let lesson = course
                 .english
                 .lesson(&practice.stats, practice.target, seed);
-            PracticeText {
-                prompt: lesson.prompt,
-                kind: PracticeKind::Lesson {
+            PracticeText::new(
+                lesson.prompt,
+                PracticeKind::Lesson {
                     language,
                     focus: lesson.focus.to_string(),
                 },
-            }
+            )
         }
         Language::Chinese => {
             let lesson = course
                 .chinese
                 .lesson(&practice.stats, practice.target, seed);
-            PracticeText {
-                prompt: lesson.prompt,
-                kind: PracticeKind::Lesson {
+            PracticeText::new(
+                lesson.prompt,
+                PracticeKind::Lesson {
                     language,
                     focus: lesson.focus.iter().collect(),
                 },
-            }
+            )
         }
     };
     if let Some(performance) = &performance {

@@ -36,8 +36,9 @@ pub fn cap(language: Language) -> usize {
 
 /// A loaded text: normalised ([`normalise::normalise`]), not empty, and within the cap
 /// of its language. Made by [`LoadedText::new`] from anything pasted, or read with
-/// `TryFrom<String>` (JSON: a string), which refuses a text that is not already
-/// normalised, so a server knows the page typed exactly what it hashes.
+/// `TryFrom<String>` (JSON: a string), which with the feature `normalised-reads` (the
+/// server's) refuses a text that is not already normalised, so a server knows the page
+/// typed exactly what it hashes. The page reads only what it normalised itself.
 #[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(try_from = "String", into = "String")]
 pub struct LoadedText {
@@ -130,8 +131,10 @@ impl LoadedText {
 impl TryFrom<String> for LoadedText {
     type Error = TextError;
 
-    /// `text` as it is, refused unless normalising would leave it unchanged.
+    /// `text` as it is, refused unless normalising would leave it unchanged (with
+    /// `normalised-reads`; docs/genda.md, "Normalisation").
     fn try_from(text: String) -> Result<Self, Self::Error> {
+        #[cfg(feature = "normalised-reads")]
         if normalise::normalise(&text) != text {
             return Err(TextError::NotNormalised);
         }
