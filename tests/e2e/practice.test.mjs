@@ -1,7 +1,7 @@
 // 练习 end to end (docs/practice.md): three English lessons with one slow letter make
 // the next lesson focus it, and no lesson reaches the outbox; a 中文 game with two
-// missed 字 offers exactly them to 练错字, whose drill is typed as practice; a custom
-// text survives a reload.
+// missed 字 offers exactly them to 练错字, whose drill is typed as practice (and waits
+// for the practice module when it cannot be fetched); a custom text survives a reload.
 import assert from 'node:assert/strict';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { after, before, test } from 'node:test';
@@ -65,7 +65,9 @@ test('three lessons with one slow letter make the next lesson focus it, and none
 });
 
 test('a 中文 game with two missed 字 offers exactly them to 练错字, typed as practice', async () => {
-  const context = await browser.newContext();
+  // No worker: the practice module's first fetch is refused below, which a worker
+  // serving it from the precache would hide.
+  const context = await browser.newContext({ serviceWorkers: 'block' });
   const page = await context.newPage();
   await page.goto(server.origin);
   const text = '天地玄黄宇宙洪荒日月盈昃辰宿列张';
@@ -85,6 +87,21 @@ test('a 中文 game with two missed 字 offers exactly them to 练错字, typed 
   await page.getByTestId('result').waitFor({ timeout: 30_000 });
   assert.equal(await page.getByTestId('drill-missed-units').textContent(), '玄月');
 
+  // The drill's text is made in the practice module: while it cannot be fetched, the
+  // result stays and a line says so; the button tries again.
+  let refused = 0;
+  await page.route(/\/keydo-lazy-split_practice-[0-9a-f]{16}\.wasm$/, async (route) => {
+    if (refused < 1) {
+      refused += 1;
+      await route.abort('connectionreset');
+    } else {
+      await route.continue();
+    }
+  });
+  await page.getByTestId('drill-missed').click();
+  await page.getByTestId('drill-error').waitFor({ timeout: 10_000 });
+  assert.equal(refused, 1);
+  assert.ok(await page.getByTestId('result').isVisible(), 'the result stays');
   await page.getByTestId('drill-missed').click();
   await typingFocused(page);
   const drill = await page.getByTestId('prompt').textContent();

@@ -9,6 +9,7 @@ use keydo_core::game::report::{self, Report};
 use keydo_core::game::score;
 use keydo_core::practice::drill::{Drill, DrillKind};
 use leptos::prelude::*;
+use leptos::task::spawn_local;
 use wasm_split_helpers::wasm_split;
 
 /// What a finished practice game shows ([`PracticeResult`]), from the same module as
@@ -94,33 +95,63 @@ fn PracticeResult(
 }
 
 /// 练错字 / 练慢字: a button for each drill the game gives (at most 20 words / 50 字),
-/// with the words or 字 it would practise.
+/// with the words or 字 it would practise. A drill's text is made in the practice
+/// module ([`drill_text`]), which a drill needs anyway, so the result screen's own
+/// module never normalises (docs/performance.md, "What loads first"); if that module
+/// cannot be fetched, a line says so and the button tries again.
 #[component]
 pub fn DrillRow(report: Report, target: Prompt) -> impl IntoView {
     let start = use_context::<StartPractice>();
+    let (not_loaded, set_not_loaded) = signal(false);
     let buttons = [DrillKind::Missed, DrillKind::Slowest]
         .into_iter()
         .filter_map(|kind| {
             let drill = Drill::of(kind, &report, &target);
-            let text = PracticeText::of_drill(&drill)?;
+            drill.prompt()?;
             let (id, name) = match kind {
                 DrillKind::Missed => ("missed", "练错字 · Practise missed"),
                 DrillKind::Slowest => ("slowest", "练慢字 · Practise slowest"),
             };
             let start = start?;
+            let units = drill.units_text();
+            let on_click = move |_| {
+                let drill = drill.clone();
+                spawn_local(async move {
+                    match drill_text(drill).await {
+                        Ok(text) => {
+                            set_not_loaded.set(false);
+                            // A drill with a button has a prompt, so always a text.
+                            if let Some(text) = text {
+                                start.0.run(text);
+                            }
+                        }
+                        Err(_) => set_not_loaded.set(true),
+                    }
+                });
+            };
             Some(view! {
                 <div class="drill">
-                    <button
-                        data-testid=format!("drill-{id}")
-                        on:click=move |_| start.0.run(text.clone())
-                    >{name}</button>
+                    <button data-testid=format!("drill-{id}") on:click=on_click>{name}</button>
                     " "
-                    <span class="drill-units" data-testid=format!("drill-{id}-units")>
-                        {drill.units_text()}
-                    </span>
+                    <span class="drill-units" data-testid=format!("drill-{id}-units")>{units}</span>
                 </div>
             })
         })
         .collect_view();
-    view! { <div class="drills" role="group" aria-label="Practise this game's words">{buttons}</div> }
+    view! {
+        <div class="drills" role="group" aria-label="Practise this game's words">
+            {buttons}
+            {move || not_loaded.get().then(|| view! {
+                <p class="load-text-error" role="alert" data-testid="drill-error">
+                    "The practice could not be loaded; press the button to try again."
+                </p>
+            })}
+        </div>
+    }
+}
+
+/// The practice of a drill, in the practice module.
+#[wasm_split(practice, fallible)]
+fn drill_text(drill: Drill) -> Result<Option<PracticeText>, SplitLoaderError> {
+    Ok(PracticeText::of_drill(&drill))
 }
