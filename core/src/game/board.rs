@@ -62,7 +62,7 @@ impl Ranking {
 #[derive(
     Debug, Clone, Copy, Default, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize,
 )]
-#[serde(tag = "kind", rename_all = "camelCase")]
+#[serde(try_from = "WireBoard", into = "WireBoard")]
 pub enum Board {
     /// The mode's public boards, all time and the game's week: a built-in test.
     #[default]
@@ -113,6 +113,79 @@ impl Board {
         match self {
             Board::Mode | Board::TextBest { .. } | Board::OptionsBest { .. } => Ranking::Best,
             Board::TextFirst { .. } | Board::DailyFirst { .. } => Ranking::First,
+        }
+    }
+}
+
+/// A board as JSON: its `kind` and the one field that kind carries, read as a flat
+/// object. The same JSON serde writes for an enum tagged `kind`, but serde reads such
+/// an enum by buffering the whole object first, code several times this size in the
+/// page's first download (docs/performance.md, "What loads first").
+#[derive(Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct WireBoard {
+    kind: BoardKind,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    text: Option<TextHash>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    day: Option<i64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    options: Option<TestOptions>,
+}
+
+#[derive(Clone, Copy, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+enum BoardKind {
+    Mode,
+    TextBest,
+    TextFirst,
+    DailyFirst,
+    OptionsBest,
+}
+
+impl From<Board> for WireBoard {
+    fn from(board: Board) -> WireBoard {
+        let wire = |kind| WireBoard {
+            kind,
+            text: None,
+            day: None,
+            options: None,
+        };
+        match board {
+            Board::Mode => wire(BoardKind::Mode),
+            Board::TextBest { text } => WireBoard {
+                text: Some(text),
+                ..wire(BoardKind::TextBest)
+            },
+            Board::TextFirst { text } => WireBoard {
+                text: Some(text),
+                ..wire(BoardKind::TextFirst)
+            },
+            Board::DailyFirst { day } => WireBoard {
+                day: Some(day),
+                ..wire(BoardKind::DailyFirst)
+            },
+            Board::OptionsBest { options } => WireBoard {
+                options: Some(options),
+                ..wire(BoardKind::OptionsBest)
+            },
+        }
+    }
+}
+
+impl TryFrom<WireBoard> for Board {
+    type Error = &'static str;
+
+    fn try_from(wire: WireBoard) -> Result<Board, Self::Error> {
+        match (wire.kind, wire.text, wire.day, wire.options) {
+            (BoardKind::Mode, None, None, None) => Ok(Board::Mode),
+            (BoardKind::TextBest, Some(text), None, None) => Ok(Board::TextBest { text }),
+            (BoardKind::TextFirst, Some(text), None, None) => Ok(Board::TextFirst { text }),
+            (BoardKind::DailyFirst, None, Some(day), None) => Ok(Board::DailyFirst { day }),
+            (BoardKind::OptionsBest, None, None, Some(options)) => {
+                Ok(Board::OptionsBest { options })
+            }
+            _ => Err("a board carries exactly the one field its kind names"),
         }
     }
 }
@@ -174,6 +247,39 @@ mod tests {
             Board::DailyFirst { day: 20_000 }
         );
         assert_eq!(Board::default(), Board::Mode);
+        // Every kind as it has always been stored, read back as written.
+        let options = TestOptions {
+            length: Some(30),
+            punctuation: true,
+            numbers: false,
+        };
+        for (board, json) in [
+            (Board::Mode, serde_json::json!({"kind": "mode"})),
+            (
+                Board::TextBest { text },
+                serde_json::json!({"kind": "textBest", "text": text.to_string()}),
+            ),
+            (
+                Board::OptionsBest { options },
+                serde_json::json!({"kind": "optionsBest", "options": {"length": 30, "punctuation": true}}),
+            ),
+        ] {
+            assert_eq!(serde_json::to_value(board).unwrap(), json);
+            assert_eq!(serde_json::from_value::<Board>(json).unwrap(), board);
+        }
+        // A kind without its field, with another kind's, or unknown, is refused.
+        for json in [
+            serde_json::json!({"kind": "textBest"}),
+            serde_json::json!({"kind": "dailyFirst", "day": 1, "text": text.to_string()}),
+            serde_json::json!({"kind": "mode", "day": 1}),
+            serde_json::json!({"kind": "weekly"}),
+            serde_json::json!({"text": text.to_string()}),
+        ] {
+            assert!(
+                serde_json::from_value::<Board>(json.clone()).is_err(),
+                "{json}"
+            );
+        }
         assert_eq!(Board::TextBest { text }.ranking(), Ranking::Best);
         assert_eq!(Board::DailyFirst { day: 1 }.ranking(), Ranking::First);
     }
