@@ -22,7 +22,7 @@
 
 use super::field::{Changes, Field, Profile};
 use super::resolve::{Conflict, ProfileOperation};
-use crate::sync::classify::{Disposition, Failure, Request};
+use crate::sync::classify::{Disposition, ErrorCode, Failure, Request};
 use crate::sync::coalesce::FlushKind;
 use crate::sync::outbox::SyncState;
 use serde::{Deserialize, Serialize};
@@ -52,9 +52,10 @@ pub enum OperationState {
     Failed,
 }
 
-/// One queued profile change, as stored.
+/// One queued profile change, as stored: one object, its [`SyncState`]'s fields beside
+/// its own ([`StoredOperation`]).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
+#[serde(from = "StoredOperation", into = "StoredOperation")]
 pub struct QueuedOperation {
     /// Sent as the `Idempotency-Key`.
     pub operation_id: Uuid,
@@ -66,11 +67,71 @@ pub struct QueuedOperation {
     /// When the player made the change (the operation's `changedAt`), unix ms.
     pub created_at: u64,
     pub state: OperationState,
-    #[serde(flatten)]
     pub sync: SyncState,
     /// The conflicts a [`OperationState::Conflict`] operation met.
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub conflicts: Vec<Conflict>,
+}
+
+/// A [`QueuedOperation`] as its object stores it. The sync state's fields are listed
+/// here rather than flattened in: serde reads a flattened struct by buffering the whole
+/// object first, code several times this size in the page's first download
+/// (docs/performance.md, "What loads first").
+#[derive(Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct StoredOperation {
+    operation_id: Uuid,
+    seq: u64,
+    payload: Changes,
+    base_version: i64,
+    base: Changes,
+    created_at: u64,
+    state: OperationState,
+    attempts: u32,
+    next_attempt_at: u64,
+    last_error: Option<ErrorCode>,
+    blocked: bool,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    conflicts: Vec<Conflict>,
+}
+
+impl From<StoredOperation> for QueuedOperation {
+    fn from(stored: StoredOperation) -> QueuedOperation {
+        QueuedOperation {
+            operation_id: stored.operation_id,
+            seq: stored.seq,
+            payload: stored.payload,
+            base_version: stored.base_version,
+            base: stored.base,
+            created_at: stored.created_at,
+            state: stored.state,
+            sync: SyncState {
+                attempts: stored.attempts,
+                next_attempt_at: stored.next_attempt_at,
+                last_error: stored.last_error,
+                blocked: stored.blocked,
+            },
+            conflicts: stored.conflicts,
+        }
+    }
+}
+
+impl From<QueuedOperation> for StoredOperation {
+    fn from(operation: QueuedOperation) -> StoredOperation {
+        StoredOperation {
+            operation_id: operation.operation_id,
+            seq: operation.seq,
+            payload: operation.payload,
+            base_version: operation.base_version,
+            base: operation.base,
+            created_at: operation.created_at,
+            state: operation.state,
+            attempts: operation.sync.attempts,
+            next_attempt_at: operation.sync.next_attempt_at,
+            last_error: operation.sync.last_error,
+            blocked: operation.sync.blocked,
+            conflicts: operation.conflicts,
+        }
+    }
 }
 
 impl QueuedOperation {

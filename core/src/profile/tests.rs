@@ -3,8 +3,9 @@
 //! scenarios of docs/profile.md, and convergence of two devices under any interleaving.
 
 use super::*;
-use crate::sync::classify::{Failure, Request};
+use crate::sync::classify::{ErrorCode, Failure, Request};
 use crate::sync::coalesce::FlushKind;
+use crate::sync::outbox::SyncState;
 use proptest::prelude::*;
 use std::collections::{BTreeMap, HashMap};
 use uuid::Uuid;
@@ -828,4 +829,44 @@ fn coalesced_writes_leave_the_store_as_all_of_them_do() {
     assert_eq!(device.stored_confirmed, each.1);
     assert_eq!(device.stored_summary, each.2);
     assert_eq!(device.queue.in_line(), 4);
+}
+
+/// An operation is stored as one object, its sync state's fields beside its own, as
+/// it always was: what an older page stored reads back, and is written the same.
+#[test]
+fn a_queued_operation_is_stored_as_one_object() {
+    let stored = serde_json::json!({
+        "operationId": "7f0b3c1e-2d4a-4b5c-8d6e-9f0a1b2c3d4e",
+        "seq": 7,
+        "payload": {"displayName": "Ann", "settings": {"fontSize": 24}},
+        "baseVersion": 3,
+        "base": {"displayName": "An"},
+        "createdAt": T0,
+        "state": "pending",
+        "attempts": 2,
+        "nextAttemptAt": T0 + 4_000,
+        "lastError": "NETWORK",
+        "blocked": false,
+    });
+    let operation: QueuedOperation = serde_json::from_value(stored.clone()).unwrap();
+    assert_eq!(operation.seq, 7);
+    assert_eq!(
+        operation.payload.get(Field::FontSize),
+        Some(FieldValue::FontSize(24))
+    );
+    assert_eq!(
+        operation.sync,
+        SyncState {
+            attempts: 2,
+            next_attempt_at: T0 + 4_000,
+            last_error: ErrorCode::new("NETWORK"),
+            blocked: false,
+        }
+    );
+    assert!(operation.conflicts.is_empty());
+    assert_eq!(serde_json::to_value(&operation).unwrap(), stored);
+    // A sync state's field is not optional.
+    let mut without = stored;
+    without.as_object_mut().unwrap().remove("attempts");
+    assert!(serde_json::from_value::<QueuedOperation>(without).is_err());
 }
