@@ -17,13 +17,16 @@ use crate::records::{from_js, to_js};
 use futures::future::try_join_all;
 use futures::try_join;
 use keydo_core::profile::{
-    Confirmed, LOADED_IN_LINE, LineSummary, Profile, ProfileQueue, QueuedOperation, Write,
+    Confirmed, LOADED_IN_LINE, LineSummary, LocalProfile, Profile, ProfileQueue, QueuedOperation,
+    Write,
 };
 use rexie::{Direction, KeyRange, Store, Transaction, TransactionMode};
 use wasm_bindgen::JsValue;
 
 const CONFIRMED_KEY: &str = "confirmedProfile";
 const SUMMARY_KEY: &str = "operationsSummary";
+/// The queue's [`LocalProfile`] as its last step left it.
+const LOCAL_KEY: &str = "localProfile";
 /// Records read at a time from the head of the store.
 const PAGE: u32 = 8;
 
@@ -37,8 +40,18 @@ impl Db {
         .await
     }
 
-    /// Runs one step on the stored queue and commits its writes; returns the step's
-    /// result and the queue after it.
+    /// What the last step on the queue left it showing: one record, read at a page's
+    /// start before the queue itself. `None` before any step, and possibly behind a
+    /// queue last changed by a release that kept none: the queue stays the truth.
+    pub async fn local_profile(&self) -> Result<Option<LocalProfile>, StorageError> {
+        self.transact(&[META], TransactionMode::ReadOnly, async |tx| {
+            get(&tx.store(META)?, LOCAL_KEY).await
+        })
+        .await
+    }
+
+    /// Runs one step on the stored queue and commits its writes, with the
+    /// [`LocalProfile`] it leaves; returns the step's result and the queue after it.
     pub async fn update_profile_queue<R>(
         &self,
         step: impl FnOnce(&mut ProfileQueue) -> (R, Vec<Write>),
@@ -64,25 +77,30 @@ impl Db {
                     put(&meta, SUMMARY_KEY, queue.summary()).await?;
                 }
                 let (result, writes) = step(&mut queue);
+                let local = queue.local_profile();
                 let operations = tx.store(OPERATIONS)?;
                 // Issued together, in order (each future issues its request when first
-                // polled): the transaction runs them in that order, and the step waits
-                // for one round trip to the database instead of one per write.
-                try_join_all(Write::coalesced(writes).into_iter().map(|write| async {
-                    match write {
-                        Write::Put(operation) => {
-                            let seq = JsValue::from(operation.seq as f64);
-                            operations.put(&to_js(&operation)?, Some(&seq)).await?;
+                // polled), the local profile last: the transaction runs them in that
+                // order, and the step waits for one round trip to the database instead
+                // of one per write.
+                let written =
+                    try_join_all(Write::coalesced(writes).into_iter().map(|write| async {
+                        match write {
+                            Write::Put(operation) => {
+                                let seq = JsValue::from(operation.seq as f64);
+                                operations.put(&to_js(&operation)?, Some(&seq)).await?;
+                            }
+                            Write::Delete(seq) => {
+                                operations.delete(JsValue::from(seq as f64)).await?
+                            }
+                            Write::Confirmed(confirmed) => {
+                                put(&meta, CONFIRMED_KEY, &confirmed).await?
+                            }
+                            Write::Summary(summary) => put(&meta, SUMMARY_KEY, &summary).await?,
                         }
-                        Write::Delete(seq) => operations.delete(JsValue::from(seq as f64)).await?,
-                        Write::Confirmed(confirmed) => {
-                            put(&meta, CONFIRMED_KEY, &confirmed).await?
-                        }
-                        Write::Summary(summary) => put(&meta, SUMMARY_KEY, &summary).await?,
-                    }
-                    Ok::<_, StorageError>(())
-                }))
-                .await?;
+                        Ok::<_, StorageError>(())
+                    }));
+                try_join!(written, put(&meta, LOCAL_KEY, &local))?;
                 Ok((result, queue))
             },
         )

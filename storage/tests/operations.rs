@@ -1,15 +1,16 @@
 //! The operation outbox in a real browser (wasm-bindgen-test, headless Chromium): a
 //! queued change is committed with its key and place in line before it is shown,
 //! survives a new connection, changes queued at once from two handles (two tabs)
-//! take distinct places in line, and a line an earlier release changed (it keeps no
-//! summary) is read whole again rather than misread.
+//! take distinct places in line, every step leaves the local profile a page starts
+//! from, and a line an earlier release changed (it keeps no summary) is read whole
+//! again rather than misread.
 
 #![cfg(target_arch = "wasm32")]
 
 mod common;
 
 use common::{fresh_db, raw_read, raw_write};
-use keydo_core::profile::{Changes, FieldValue, OperationState, Theme};
+use keydo_core::profile::{Changes, Confirmed, FieldValue, OperationState, Profile, Theme};
 use keydo_storage::Db;
 use uuid::Uuid;
 use wasm_bindgen_test::*;
@@ -44,6 +45,45 @@ async fn a_queued_change_is_stored_with_its_key_and_outlives_the_connection() {
         .collect();
     assert_eq!(ops, [(id, 1, OperationState::Pending)]);
     assert_eq!(queue.local().settings.theme, Theme::Dark);
+}
+
+#[wasm_bindgen_test]
+async fn every_step_leaves_the_local_profile_in_one_record() {
+    let (db, name) = fresh_db().await;
+    assert_eq!(db.local_profile().await.unwrap(), None, "before any step");
+    queue(&db, theme(Theme::Dark), Uuid::new_v4()).await;
+    queue(&db, theme(Theme::Light), Uuid::new_v4()).await;
+    let reopened = Db::open_named(&name).await.unwrap();
+    let local = reopened.local_profile().await.unwrap().unwrap();
+    let queue = reopened.profile_queue().await.unwrap();
+    assert_eq!(local, queue.local_profile());
+    assert_eq!(
+        (local.profile.settings.theme, local.in_line),
+        (Theme::Light, 2)
+    );
+    // The server confirms a newer profile: the record follows in the same step.
+    let confirmed = Confirmed {
+        version: 7,
+        profile: Profile::named("Ann"),
+    };
+    reopened
+        .update_profile_queue(|queue| ((), queue.confirm(confirmed)))
+        .await
+        .unwrap();
+    let local = reopened.local_profile().await.unwrap().unwrap();
+    assert_eq!(
+        (local.version, local.profile.display_name.as_str()),
+        (7, "Ann")
+    );
+    assert_eq!(
+        local.profile.settings.theme,
+        Theme::Light,
+        "the queued changes on top"
+    );
+    assert_eq!(
+        local,
+        reopened.profile_queue().await.unwrap().local_profile()
+    );
 }
 
 #[wasm_bindgen_test]

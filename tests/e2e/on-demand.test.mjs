@@ -1,5 +1,6 @@
 // What loads first (docs/performance.md): the game takes keys before any on-demand
-// module has arrived; the panels below the game load once they come into view; each
+// module has arrived, and opens as the player's settings say; the panels below the
+// game load once they come into view; each
 // module loads when first needed, offline too (from the
 // precache); a module whose load fails is tried again and the game plays on, and a
 // text pasted while its reader cannot be fetched is kept.
@@ -173,6 +174,35 @@ test('each on-demand module loads when first needed, offline too, from the preca
   for (const name of ['panels', 'practice', 'result']) {
     assert.equal(loaded.filter((n) => n === name).length, 1, `${name} loaded once`);
   }
+  await context.close();
+});
+
+test('the next visit opens as the settings say before any on-demand module has loaded', async () => {
+  const context = await browser.newContext({ serviceWorkers: 'block' });
+  const page = await context.newPage();
+  await page.goto(server.origin);
+  await typingFocused(page);
+  await page.getByTestId('profile-panel').locator('summary').click();
+  await page.getByTestId('setting-theme').selectOption('dark');
+  await page.getByTestId('setting-font-size').selectOption('26');
+  await page.getByTestId('setting-preferred-mode').selectOption('zh');
+  const asSet = () =>
+    document.documentElement.dataset.theme === 'dark' &&
+    getComputedStyle(document.documentElement).getPropertyValue('--prompt-size') === '26px' &&
+    document.querySelector('[data-testid="mode-zh"]')?.getAttribute('aria-pressed') === 'true' &&
+    document.querySelector('[data-testid="prompt"]')?.lang === 'zh-Hans';
+  // Shown once stored (docs/profile.md): the reload below finds them.
+  await page.waitForFunction(asSet, null, { timeout: 10_000 });
+  // The next visit, every on-demand module held back: the settings come from the
+  // main module's one read, not from the profile's queue (in the sync module).
+  let held = 0;
+  await page.route(LAZY, () => {
+    held += 1;
+  });
+  await page.reload();
+  await typingFocused(page);
+  await page.waitForFunction(asSet, null, { timeout: 10_000 });
+  assert.ok(held >= 1, 'an on-demand module was asked for, and is still held');
   await context.close();
 });
 

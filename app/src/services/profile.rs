@@ -14,7 +14,7 @@
 use super::api;
 use super::sync::Coordinator;
 use super::sync_engine;
-use keydo_core::profile::{Changes, Profile, ProfileQueue, QueuedOperation};
+use keydo_core::profile::{Changes, LocalProfile, Profile, ProfileQueue, QueuedOperation};
 use keydo_storage::{Db, StorageError};
 use leptos::prelude::*;
 use leptos::task::spawn_local;
@@ -37,7 +37,8 @@ pub struct ProfileView {
     pub queued: usize,
     /// Answered with a change dropped, or refused: shown until dismissed.
     pub notices: Vec<QueuedOperation>,
-    /// Whether the stored queue has been read (before, `profile` holds the defaults).
+    /// Whether the stored profile has been read (before, `profile` holds the
+    /// defaults): its local profile, or the queue.
     pub loaded: bool,
 }
 
@@ -71,11 +72,33 @@ impl ProfileService {
             tickets: StoredValue::new(Tickets::default()),
             coordinator,
         };
+        // At start, the local profile alone, one record the main module reads: the game
+        // opens in its mode and looks as it says without the queue, which the sync
+        // module reads after the first flush, as after every other (docs/performance.md,
+        // "What loads first"). Without one (a queue no step of this release has changed
+        // yet), the queue at once.
+        let ticket = service.ticket();
+        spawn_local(async move {
+            let local = match Db::open().await {
+                Ok(db) => db.local_profile().await,
+                Err(error) => Err(error),
+            };
+            match local {
+                Ok(Some(local)) => service.show_local(ticket, local),
+                Ok(None) => service.reload(),
+                Err(error) => {
+                    log(&error);
+                    service.reload();
+                }
+            }
+        });
         // After every flush: its answers changed the queue.
         let flushes = coordinator.flushes();
-        Effect::new(move || {
+        Effect::new(move |started: Option<()>| {
             flushes.track();
-            service.reload();
+            if started.is_some() {
+                service.reload();
+            }
         });
         let poll = set_interval_with_handle(move || service.poll(), POLL_INTERVAL);
         if let Ok(poll) = poll {
@@ -154,16 +177,13 @@ impl ProfileService {
         });
     }
 
-    /// Re-reads the stored queue.
+    /// Re-reads the stored queue (in the sync module).
     pub fn reload(&self) {
         let service = *self;
         spawn_local(async move {
             let ticket = service.ticket();
-            match Db::open().await {
-                Ok(db) => match db.profile_queue().await {
-                    Ok(queue) => service.show(ticket, &queue),
-                    Err(error) => log(&error),
-                },
+            match sync_engine::profile_queue().await {
+                Ok(queue) => service.show(ticket, &queue),
                 Err(error) => log(&error),
             }
         });
@@ -196,16 +216,19 @@ impl ProfileService {
             .unwrap_or(0)
     }
 
-    fn show(&self, ticket: u64, queue: &ProfileQueue) {
-        let newest = self
-            .tickets
+    /// Whether a read that took `ticket` is the newest shown yet (then it is shown).
+    fn newest(&self, ticket: u64) -> bool {
+        self.tickets
             .try_update_value(|t| {
                 let newest = ticket > t.shown;
                 t.shown = t.shown.max(ticket);
                 newest
             })
-            .unwrap_or(false);
-        if !newest {
+            .unwrap_or(false)
+    }
+
+    fn show(&self, ticket: u64, queue: &ProfileQueue) {
+        if !self.newest(ticket) {
             return;
         }
         self.view.try_set(ProfileView {
@@ -219,6 +242,19 @@ impl ProfileService {
                 .cloned()
                 .collect(),
             loaded: true,
+        });
+    }
+
+    /// Shows the local profile read at start; the notices wait for the queue.
+    fn show_local(&self, ticket: u64, local: LocalProfile) {
+        if !self.newest(ticket) {
+            return;
+        }
+        self.view.try_update(|view| {
+            view.profile = local.profile;
+            view.version = local.version;
+            view.queued = local.in_line;
+            view.loaded = true;
         });
     }
 }

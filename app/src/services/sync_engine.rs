@@ -7,6 +7,7 @@ use keydo_core::api::SaveCreated;
 use keydo_core::profile::ProfileQueue;
 use keydo_core::sync::coalesce::FlushKind;
 use keydo_core::sync::outbox::OutboxEntry;
+use keydo_storage::Db;
 use keydo_sync::{FlushReport, SyncError};
 use std::future::Future;
 use std::pin::Pin;
@@ -55,6 +56,12 @@ pub async fn adopt_save(save: SaveCreated) -> Result<usize, SyncFailure> {
     run(load_adopt(save).await?).await
 }
 
+/// The stored profile queue, read in this module: the main module reads only its
+/// [`keydo_core::profile::LocalProfile`] (docs/performance.md, "What loads first").
+pub async fn profile_queue() -> Result<ProfileQueue, SyncFailure> {
+    run(load_profile_queue().await?).await
+}
+
 /// Asks the server for the profile (`keydo_sync::refresh_profile`).
 pub async fn refresh_profile() -> Result<Option<ProfileQueue>, SyncFailure> {
     run(load_refresh().await?).await
@@ -77,6 +84,11 @@ fn load_discard(score_id: Uuid) -> Result<Running<Option<OutboxEntry>>, SyncFail
 #[wasm_split(sync, fallible)]
 fn load_adopt(save: SaveCreated) -> Result<Running<usize>, SyncFailure> {
     Ok(Box::pin(async move { keydo_sync::adopt_save(&save).await }))
+}
+
+#[wasm_split(sync, fallible)]
+fn load_profile_queue() -> Result<Running<ProfileQueue>, SyncFailure> {
+    Ok(Box::pin(async { Db::open().await?.profile_queue().await }))
 }
 
 #[wasm_split(sync, fallible)]

@@ -11,8 +11,8 @@ mod tests;
 
 pub use field::{ChangeError, Changes, Field, FieldValue, Profile, SettingsChanges};
 pub use queue::{
-    Confirmed, LOADED_IN_LINE, LineSummary, OPERATIONS_PER_REQUEST, OperationState, ProfileQueue,
-    QueuedOperation, Write, held_for_sending,
+    Confirmed, LOADED_IN_LINE, LineSummary, LocalProfile, OPERATIONS_PER_REQUEST, OperationState,
+    ProfileQueue, QueuedOperation, Write, held_for_sending,
 };
 pub use resolve::{
     Author, Conflict, Kept, Policy, ProfileOperation, ProfileRecord, Resolution, Stamp,

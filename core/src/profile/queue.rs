@@ -52,6 +52,18 @@ pub enum OperationState {
     Failed,
 }
 
+/// What a device shows of its profile without reading its queue: the profile with
+/// every queued change on top, the version the server last confirmed, and how many
+/// changes are in line. Stored beside the queue by every step on it, so a page starts
+/// from one small record (docs/profile.md, "Operation outbox").
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct LocalProfile {
+    pub profile: Profile,
+    pub version: i64,
+    pub in_line: usize,
+}
+
 /// One queued profile change, as stored: one object, its [`SyncState`]'s fields beside
 /// its own ([`StoredOperation`]).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -353,6 +365,15 @@ impl ProfileQueue {
     /// What the player sees: the confirmed profile with every queued change on top.
     pub fn local(&self) -> Profile {
         self.confirmed.profile.with(&self.summary.values)
+    }
+
+    /// What the device shows of the queue but its kept operations ([`LocalProfile`]).
+    pub fn local_profile(&self) -> LocalProfile {
+        LocalProfile {
+            profile: self.local(),
+            version: self.confirmed.version,
+            in_line: self.in_line(),
+        }
     }
 
     /// Queues a change the player made at `now_ms`, under `operation_id`. Fields that
