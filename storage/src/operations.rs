@@ -17,8 +17,7 @@ use crate::records::{from_js, to_js};
 use futures::future::try_join_all;
 use futures::try_join;
 use keydo_core::profile::{
-    Confirmed, LOADED_IN_LINE, LineSummary, LocalProfile, Profile, ProfileQueue, QueuedOperation,
-    Write,
+    Confirmed, LOADED_IN_LINE, LineSummary, LocalProfile, ProfileQueue, QueuedOperation, Write,
 };
 use rexie::{Direction, KeyRange, Store, Transaction, TransactionMode};
 use wasm_bindgen::JsValue;
@@ -31,8 +30,8 @@ const LOCAL_KEY: &str = "localProfile";
 const PAGE: u32 = 8;
 
 impl Db {
-    /// The ends of the stored line. Before the first save, nothing is confirmed:
-    /// version 0, no name.
+    /// The ends of the stored line. Before the first save, nothing is confirmed
+    /// ([`Confirmed::none`]).
     pub async fn profile_queue(&self) -> Result<ProfileQueue, StorageError> {
         self.transact(&[META, OPERATIONS], TransactionMode::ReadOnly, async |tx| {
             Ok(load(tx, LOADED_IN_LINE).await?.0)
@@ -41,11 +40,30 @@ impl Db {
     }
 
     /// What the last step on the queue left it showing: one record, read at a page's
-    /// start before the queue itself. `None` before any step, and possibly behind a
-    /// queue last changed by a release that kept none: the queue stays the truth.
+    /// start before the queue itself. Before any step, with no operation stored, what
+    /// an empty line shows: the confirmed profile, or the defaults. `None` when
+    /// operations are stored without the record (a release that kept none changed the
+    /// line): only the queue tells. The record may also be behind a line such a
+    /// release changed since: the queue stays the truth.
     pub async fn local_profile(&self) -> Result<Option<LocalProfile>, StorageError> {
-        self.transact(&[META], TransactionMode::ReadOnly, async |tx| {
-            get(&tx.store(META)?, LOCAL_KEY).await
+        // One read when the record is there, as it is after any step: the others
+        // only without it.
+        self.transact(&[META, OPERATIONS], TransactionMode::ReadOnly, async |tx| {
+            let meta = tx.store(META)?;
+            if let Some(local) = get::<LocalProfile>(&meta, LOCAL_KEY).await? {
+                return Ok(Some(local));
+            }
+            if tx.store(OPERATIONS)?.count(None).await? > 0 {
+                return Ok(None);
+            }
+            let confirmed = get::<Confirmed>(&meta, CONFIRMED_KEY)
+                .await?
+                .unwrap_or_else(Confirmed::none);
+            Ok(Some(LocalProfile {
+                profile: confirmed.profile,
+                version: confirmed.version,
+                in_line: 0,
+            }))
         })
         .await
     }
@@ -123,10 +141,7 @@ async fn load(tx: &Transaction, holding: usize) -> Result<(ProfileQueue, bool), 
         head_of_line(&operations, holding),
         last_seq(&operations),
     )?;
-    let confirmed = confirmed.unwrap_or_else(|| Confirmed {
-        version: 0,
-        profile: Profile::named(""),
-    });
+    let confirmed = confirmed.unwrap_or_else(Confirmed::none);
     if let Some(summary) = summary
         && summary.holds_for(&held, last_seq, holding)
     {

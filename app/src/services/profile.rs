@@ -75,8 +75,8 @@ impl ProfileService {
         // At start, the local profile alone, one record the main module reads: the game
         // opens in its mode and looks as it says without the queue, which the sync
         // module reads after the first flush, as after every other (docs/performance.md,
-        // "What loads first"). Without one (a queue no step of this release has changed
-        // yet), the queue at once.
+        // "What loads first"). Without one (operations an earlier release stored), the
+        // queue at once.
         let ticket = service.ticket();
         spawn_local(async move {
             let local = match Db::open().await {

@@ -37,6 +37,17 @@ pub struct Confirmed {
     pub profile: Profile,
 }
 
+impl Confirmed {
+    /// Before the first save, nothing is confirmed: version 0, no name, the default
+    /// settings.
+    pub fn none() -> Confirmed {
+        Confirmed {
+            version: 0,
+            profile: Profile::named(""),
+        }
+    }
+}
+
 /// Where an operation stands.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
