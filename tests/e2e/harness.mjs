@@ -271,6 +271,27 @@ export async function syncEvents(context, origin) {
   };
 }
 
+/** The practice module's file (`keydo-lazy-split_practice-<hash>.wasm`). */
+export const PRACTICE_MODULE = /\/keydo-lazy-split_practice-[0-9a-f]{16}\.wasm$/;
+
+/**
+ * Refuses the first `times` requests `page` makes for `pattern` (a connection reset),
+ * then lets them through; returns how many it has refused so far. A worker serving
+ * the file would hide it: open the context with `serviceWorkers: 'block'`.
+ */
+export async function refuseFirst(page, pattern, times) {
+  let refused = 0;
+  await page.route(pattern, async (route) => {
+    if (refused < times) {
+      refused += 1;
+      await route.abort('connectionreset');
+    } else {
+      await route.continue();
+    }
+  });
+  return () => refused;
+}
+
 /** Every record of `store` in the page's IndexedDB `keydo`, read with the raw API. */
 export function readStore(page, store) {
   return page.evaluate(

@@ -6,7 +6,7 @@
 // text pasted while its reader cannot be fetched is kept.
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
-import { launchBrowser, openControlled, startServer } from './harness.mjs';
+import { PRACTICE_MODULE, launchBrowser, openControlled, refuseFirst, startServer } from './harness.mjs';
 import { typingFocused } from './play.mjs';
 
 /** An on-demand module's file: `keydo-lazy-<module>-<hash>.wasm` (or a chunk they share). */
@@ -209,15 +209,7 @@ test('the next visit opens as the settings say before any on-demand module has l
 test('a module whose load fails is tried again, and the game plays on meanwhile', async () => {
   const context = await browser.newContext({ serviceWorkers: 'block' });
   const page = await context.newPage();
-  let refused = 0;
-  await page.route(/\/keydo-lazy-split_practice-[0-9a-f]{16}\.wasm$/, async (route) => {
-    if (refused < 2) {
-      refused += 1;
-      await route.abort('connectionreset');
-    } else {
-      await route.continue();
-    }
-  });
+  const refused = await refuseFirst(page, PRACTICE_MODULE, 2);
   await page.goto(server.origin);
   await typingFocused(page);
   await page.getByTestId('practice-panel').locator('summary').click();
@@ -234,7 +226,7 @@ test('a module whose load fails is tried again, and the game plays on meanwhile'
   );
   // Two refusals: tried again after 1 s, then 2 s; the third attempt loads.
   await page.getByTestId('practice-english').waitFor({ timeout: 30_000 });
-  assert.equal(refused, 2);
+  assert.equal(refused(), 2);
   assert.equal(await error.count(), 0, 'the error line is gone once the module is in');
   await context.close();
 });

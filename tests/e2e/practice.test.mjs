@@ -5,7 +5,7 @@
 import assert from 'node:assert/strict';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { after, before, test } from 'node:test';
-import { launchBrowser, readStore, startServer } from './harness.mjs';
+import { PRACTICE_MODULE, launchBrowser, readStore, refuseFirst, startServer } from './harness.mjs';
 import { readOutbox, typingFocused } from './play.mjs';
 
 let browser;
@@ -89,18 +89,10 @@ test('a 中文 game with two missed 字 offers exactly them to 练错字, typed 
 
   // The drill's text is made in the practice module: while it cannot be fetched, the
   // result stays and a line says so; the button tries again.
-  let refused = 0;
-  await page.route(/\/keydo-lazy-split_practice-[0-9a-f]{16}\.wasm$/, async (route) => {
-    if (refused < 1) {
-      refused += 1;
-      await route.abort('connectionreset');
-    } else {
-      await route.continue();
-    }
-  });
+  const refused = await refuseFirst(page, PRACTICE_MODULE, 1);
   await page.getByTestId('drill-missed').click();
   await page.getByTestId('drill-error').waitFor({ timeout: 10_000 });
-  assert.equal(refused, 1);
+  assert.equal(refused(), 1);
   assert.ok(await page.getByTestId('result').isVisible(), 'the result stays');
   await page.getByTestId('drill-missed').click();
   await typingFocused(page);
