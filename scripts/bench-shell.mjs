@@ -11,8 +11,13 @@
 //    the goal is Rust ≤ 1.1× each reference in every round's median, not only overall.
 //    A second copy of the plain JS worker, compared with the first, shows how far
 //    identical workers' rounds differ on this machine: the bench's resolution.
+//
+//   node scripts/bench-shell.mjs [dist ...]   # default: dist/
+//
+// Several builds of the Rust worker are measured side by side, each against the same
+// references in the same rounds; the references serve dist/'s files (or KEYDO_E2E_DIST's).
 import { cpSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { basename, join, resolve } from 'node:path';
 import { gzipSync } from 'node:zlib';
 import { generateSW } from 'workbox-build';
 import {
@@ -55,8 +60,10 @@ function sizes() {
     };
   };
   return {
-    serviceWorker: group((u) => u === '/sw.js' || u.startsWith('/keydo_worker') || u === '/keydo_flush.js'),
-    startup: group((u) => u === '/sw.js' || u.startsWith('/keydo_worker')),
+    // sw.js is the worker's one start-up script (the glue and wasm it is made from,
+    // keydo_worker*, are loaded by nothing).
+    serviceWorker: group((u) => u === '/sw.js' || u === '/keydo_flush.js'),
+    startup: group((u) => u === '/sw.js'),
     flushModule: group((u) => u === '/keydo_flush_bg.wasm'),
     // The style sheet is inlined in index.html.
     appShell: group((u) => /^\/keydo-app-.*\.(js|wasm)$/.test(u) || u === '/index.html'),
@@ -183,6 +190,8 @@ function copyWorkbox(dir) {
   }
 }
 
+const builds = process.argv.length > 2 ? process.argv.slice(2).map((d) => resolve(d)) : [DIST];
+
 const s = sizes();
 console.log('sizes (gzip -9):');
 console.log(`  service worker scripts ${kb(s.serviceWorker.gzip)} (raw ${kb(s.serviceWorker.raw)}) budget 40 KB`);
@@ -192,8 +201,9 @@ console.log(`  app shell wasm+js+html ${kb(s.appShell.gzip)} (raw ${kb(s.appShel
 console.log(`  text corpora           ${kb(s.texts.gzip)} (raw ${kb(s.texts.raw)})`);
 
 const browser = await launchBrowser();
+const rusts = builds.map((dist) => ({ name: builds.length > 1 ? `Rust ${basename(dist)}` : 'Rust (KeyDo)', dist }));
 const workers = [
-  { name: 'Rust (KeyDo)', dist: DIST },
+  ...rusts,
   { name: 'plain JS', dist: referenceDist('plain-sw.js') },
   { name: 'Workbox', dist: referenceDist('workbox-sw.js', copyWorkbox) },
   { name: 'generateSW', dist: await generatedDist() },
@@ -234,7 +244,7 @@ try {
         `start-up median ${ms(median(all(w, 'startup')))} (p95 ${ms(percentile(all(w, 'startup'), 0.95))})`,
     );
   }
-  const [rust, plain, workbox, generated, plainAgain] = workers;
+  const [plain, workbox, generated, plainAgain] = workers.slice(rusts.length);
   const report = {};
   const compare = (subject, ref, label) => {
     for (const key of ['startup', 'dcl']) {
@@ -246,13 +256,16 @@ try {
         `  ${key === 'dcl' ? 'DCL     ' : 'start-up'} ${label.padEnd(20)} overall ${overall.toFixed(2)}x; ` +
           `per round min ${Math.min(...ratios).toFixed(2)}x median ${median(ratios).toFixed(2)}x max ${worst.toFixed(2)}x ` +
           `[${ratios.map((x) => x.toFixed(2)).join(' ')}]` +
-          (subject === rust ? ` ${worst <= GOAL ? 'within' : 'over'} the ${GOAL}x goal` : ''),
+          (rusts.includes(subject) ? ` ${worst <= GOAL ? 'within' : 'over'} the ${GOAL}x goal` : ''),
       );
     }
   };
-  compare(rust, plain, 'Rust/plain JS');
-  compare(rust, workbox, 'Rust/Workbox');
-  compare(rust, generated, 'Rust/generateSW');
+  for (const rust of rusts) {
+    const name = rusts.length > 1 ? rust.name : 'Rust';
+    compare(rust, plain, `${name}/plain JS`);
+    compare(rust, workbox, `${name}/Workbox`);
+    compare(rust, generated, `${name}/generateSW`);
+  }
   console.log('  the noise: the same plain JS worker against itself');
   compare(plainAgain, plain, 'plain JS #2/plain JS');
   mkdirSync(join(ROOT, 'bench-results'), { recursive: true });
@@ -262,5 +275,5 @@ try {
   );
 } finally {
   await browser.close();
-  for (const w of workers.slice(1)) rmSync(w.dist, { recursive: true, force: true });
+  for (const w of workers.slice(rusts.length)) rmSync(w.dist, { recursive: true, force: true });
 }

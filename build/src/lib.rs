@@ -57,12 +57,12 @@ impl std::error::Error for BuildError {}
 
 /// Scans `out_dir`, writes the precache manifest and the service worker scripts there.
 pub fn run(out_dir: &Path) -> Result<PrecacheManifest, BuildError> {
-    worker_script::embed_worker_wasm(out_dir)?;
+    let worker = worker_script::WorkerSources::read(out_dir)?;
     worker_script::check_flush_module(out_dir)?;
     let manifest = PrecacheManifest::scan(out_dir)?;
     references::check_all_present(out_dir, &manifest)?;
     manifest.write(out_dir)?;
-    worker_script::write_sw_js(out_dir, &manifest)?;
+    worker_script::write_sw_js(out_dir, &manifest, &worker)?;
     precompress::write_all(out_dir)?;
     Ok(manifest)
 }

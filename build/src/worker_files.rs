@@ -44,11 +44,6 @@ pub const WORKER: WorkerModule = WorkerModule {
     global: "wasm_bindgen",
 };
 
-/// The script that holds the worker's wasm bytes (base64) in [`WORKER_WASM_GLOBAL`],
-/// replacing `keydo_worker_bg.wasm`.
-pub const WORKER_WASM_SCRIPT: &str = "keydo_worker_wasm.js";
-pub const WORKER_WASM_GLOBAL: &str = "KEYDO_WORKER_WASM";
-
 /// The outbox flush (`sw-flush/`), loaded only for Background Sync; built by
 /// [`crate::flush_module`] so its glue gets a global of its own.
 pub const FLUSH: WorkerModule = WorkerModule {
@@ -81,7 +76,7 @@ mod tests {
             "/sw.js",
             "/precache-manifest.json",
             "/keydo_worker.js",
-            "/keydo_worker_wasm.js",
+            "/keydo_worker_bg.wasm",
             "/keydo_flush.js",
         ] {
             assert!(is_worker_file(url), "{url}");
@@ -100,6 +95,7 @@ mod tests {
     fn module_urls_follow_wasm_bindgen_naming() {
         assert_eq!(FLUSH.glue_url(), "/keydo_flush.js");
         assert_eq!(FLUSH.wasm_url(), "/keydo_flush_bg.wasm");
-        assert!(WORKER_WASM_SCRIPT.starts_with(WORKER.bin));
+        assert_eq!(WORKER.glue_url(), "/keydo_worker.js");
+        assert_eq!(WORKER.wasm_url(), "/keydo_worker_bg.wasm");
     }
 }

@@ -1,52 +1,52 @@
-//! Generates the service worker scripts: `/sw.js` and the wasm it runs.
+//! Generates the service worker script, `/sw.js`.
 //!
 //! A service worker must register its listeners on its first synchronous run and
 //! must start with no network, so the worker's wasm cannot be fetched
-//! asynchronously. Instead its bytes are embedded (base64) in
-//! `keydo_worker_wasm.js`; `/sw.js` `importScripts` the wasm-bindgen glue and those
-//! bytes, instantiates them synchronously and hands Rust's `start` every name the
-//! worker needs ([`WorkerConfig`]). Imported scripts are stored with the
-//! registration, so they load offline, and the browser byte-compares them on every
-//! update check.
+//! asynchronously. `/sw.js` is one script: Trunk's wasm-bindgen glue
+//! (`keydo_worker.js`), then the worker's wasm (`keydo_worker_bg.wasm`) as a base64
+//! literal, instantiated synchronously, then Rust's `start` handed every name the
+//! worker needs ([`WorkerConfig`]). One script rather than `importScripts` of the glue
+//! and the bytes: a worker woken for a fetch reads and evaluates one stored script
+//! (docs/service-worker.md, "Start-up"). The glue and the wasm stay in the output as
+//! what `/sw.js` is made from, so the step can be re-run on a built `dist/`; nothing
+//! loads them, and the precache leaves them out.
 
 use crate::BuildError;
 use crate::digest::CACHE_PREFIX;
 use crate::manifest::{PrecacheManifest, read, write};
-use crate::worker_files::{FLUSH, SHELL, SW_JS, WORKER, WORKER_WASM_GLOBAL, WORKER_WASM_SCRIPT};
+use crate::worker_files::{FLUSH, SHELL, SW_JS, WORKER};
 use base64::Engine;
 use serde::Serialize;
 use std::path::Path;
 
 const SW_TEMPLATE: &str = include_str!("sw.template.js");
 
-/// Replaces `keydo_worker_bg.wasm` with `keydo_worker_wasm.js` holding its bytes.
-///
-/// On an output that was already processed (the wasm is gone, its script is there)
-/// this does nothing, so the step can be re-run on a built `dist/`.
-pub fn embed_worker_wasm(out_dir: &Path) -> Result<(), BuildError> {
-    let wasm_path = out_dir.join(WORKER.wasm_url().trim_start_matches('/'));
-    let script_path = out_dir.join(WORKER_WASM_SCRIPT);
-    if !wasm_path.exists() && script_path.is_file() {
-        return Ok(());
+/// The worker's glue and wasm, as Trunk's `data-type="worker"` link wrote them.
+pub struct WorkerSources {
+    glue: String,
+    wasm: Vec<u8>,
+}
+
+impl WorkerSources {
+    /// Reads them from `out_dir`; fails, naming both files, if either is missing.
+    pub fn read(out_dir: &Path) -> Result<Self, BuildError> {
+        let [glue, wasm] =
+            [WORKER.glue_url(), WORKER.wasm_url()].map(|url| out_dir.join(&url[1..]));
+        if !glue.is_file() || !wasm.is_file() {
+            return Err(BuildError::MissingFile {
+                url: format!("{} and {}", WORKER.glue_url(), WORKER.wasm_url()),
+                referenced_by: "the service worker (Trunk's data-type=\"worker\" link)".into(),
+            });
+        }
+        let glue = String::from_utf8(read(&glue)?).map_err(|_| BuildError::Invalid {
+            path: glue.display().to_string(),
+            reason: "the worker's glue is not UTF-8".into(),
+        })?;
+        Ok(WorkerSources {
+            glue,
+            wasm: read(&wasm)?,
+        })
     }
-    if !out_dir
-        .join(WORKER.glue_url().trim_start_matches('/'))
-        .is_file()
-        || !wasm_path.is_file()
-    {
-        return Err(BuildError::MissingFile {
-            url: format!("{} and {}", WORKER.glue_url(), WORKER.wasm_url()),
-            referenced_by: "the service worker (Trunk's data-type=\"worker\" link)".into(),
-        });
-    }
-    let wasm = read(&wasm_path)?;
-    let base64 = base64::engine::general_purpose::STANDARD.encode(&wasm);
-    let script = format!("self.{WORKER_WASM_GLOBAL} = \"{base64}\";\n");
-    write(&script_path, script.as_bytes())?;
-    std::fs::remove_file(&wasm_path).map_err(|source| BuildError::Io {
-        path: wasm_path.display().to_string(),
-        source,
-    })
 }
 
 /// Fails unless the flush module (glue and wasm) is in the output.
@@ -95,18 +95,23 @@ impl<'a> WorkerConfig<'a> {
 }
 
 /// Writes `/sw.js` for `manifest`; its bytes change whenever the cache name does.
-pub fn write_sw_js(out_dir: &Path, manifest: &PrecacheManifest) -> Result<(), BuildError> {
-    write(&out_dir.join(SW_JS), sw_js(manifest).as_bytes())
+pub fn write_sw_js(
+    out_dir: &Path,
+    manifest: &PrecacheManifest,
+    worker: &WorkerSources,
+) -> Result<(), BuildError> {
+    write(&out_dir.join(SW_JS), sw_js(manifest, worker).as_bytes())
 }
 
-fn sw_js(manifest: &PrecacheManifest) -> String {
-    let scripts = [WORKER.glue_url(), format!("/{WORKER_WASM_SCRIPT}")].map(|url| json(&url));
+fn sw_js(manifest: &PrecacheManifest, worker: &WorkerSources) -> String {
+    let wasm = base64::engine::general_purpose::STANDARD.encode(&worker.wasm);
+    // The glue goes in last: its text is wasm-bindgen's, not a template's.
     SW_TEMPLATE
-        .replace("__WORKER_SCRIPTS__", &scripts.join(", "))
-        .replace("__WORKER_WASM__", WORKER_WASM_GLOBAL)
+        .replace("__WORKER_WASM__", &wasm)
         .replace("__WORKER_GLOBAL__", WORKER.global)
         .replace("__FLUSH_GLOBAL__", FLUSH.global)
         .replace("__CONFIG__", &json(&WorkerConfig::new(manifest)))
+        .replace("__WORKER_GLUE__", worker.glue.trim_end())
 }
 
 /// `value` as JSON, which is also a JavaScript literal.
@@ -127,6 +132,14 @@ mod tests {
                 sha256: "00".into(),
                 bytes: 1,
             }],
+        }
+    }
+
+    fn sources() -> WorkerSources {
+        WorkerSources {
+            // As wasm-bindgen ends it: no semicolon.
+            glue: "let wasm_bindgen = (() => ({}))()\n".into(),
+            wasm: b"\0asm".to_vec(),
         }
     }
 
@@ -157,10 +170,14 @@ mod tests {
                 },
             ],
         };
-        let js = sw_js(&manifest);
+        let js = sw_js(&manifest, &sources());
         assert!(!js.contains("__"), "every placeholder is filled: {js}");
-        assert!(js.contains(r#"importScripts("/keydo_worker.js", "/keydo_worker_wasm.js");"#));
-        assert!(js.contains("const b64 = self.KEYDO_WORKER_WASM;"));
+        assert!(!js.contains("importScripts"), "one script: {js}");
+        assert!(
+            js.contains("\nlet wasm_bindgen = (() => ({}))();\n(function () {"),
+            "the glue first, ended: {js}"
+        );
+        assert!(js.contains(r#"const b64 = "AGFzbQ==";"#));
         assert!(js.contains("wasm_bindgen.initSync({ module: bytes });"));
         assert!(js.contains("wasm_bindgen.start(config);"));
         assert!(js.contains("config.flushModule = () => keydo_flush;"));
@@ -176,7 +193,7 @@ mod tests {
                 "flushWasm": "/keydo_flush_bg.wasm",
             })
         );
-        assert_ne!(js, sw_js(&manifest_named("keydo-precache-abd")));
+        assert_ne!(js, sw_js(&manifest_named("keydo-precache-abd"), &sources()));
     }
 
     #[test]
@@ -198,7 +215,7 @@ mod tests {
                 read.push(js_name.take().unwrap_or_else(|| name.to_owned()));
             }
         }
-        let config = config_of(&sw_js(&manifest_named("keydo-precache-abc")));
+        let config = config_of(&sw_js(&manifest_named("keydo-precache-abc"), &sources()));
         let mut written: Vec<String> = config.as_object().unwrap().keys().cloned().collect();
         written.push("flushModule".into());
         read.sort();
@@ -207,18 +224,16 @@ mod tests {
     }
 
     #[test]
-    fn embedding_replaces_the_wasm_with_its_base64() {
-        let dir = tempfile::tempdir().unwrap();
-        std::fs::write(dir.path().join("keydo_worker.js"), "glue").unwrap();
-        std::fs::write(dir.path().join("keydo_worker_bg.wasm"), b"\0asm").unwrap();
-        embed_worker_wasm(dir.path()).unwrap();
-        let script = std::fs::read_to_string(dir.path().join("keydo_worker_wasm.js")).unwrap();
-        assert_eq!(script, "self.KEYDO_WORKER_WASM = \"AGFzbQ==\";\n");
-        assert!(!dir.path().join("keydo_worker_bg.wasm").exists());
-        // Re-running on the processed output keeps the embedded bytes.
-        embed_worker_wasm(dir.path()).unwrap();
-        let again = std::fs::read_to_string(dir.path().join("keydo_worker_wasm.js")).unwrap();
-        assert_eq!(again, script);
+    fn a_glue_that_looks_like_a_placeholder_is_left_as_it_is() {
+        let worker = WorkerSources {
+            glue: "const s = '__CONFIG__ __WORKER_WASM__';".into(),
+            wasm: b"\0asm".to_vec(),
+        };
+        let js = sw_js(&manifest_named("keydo-precache-abc"), &worker);
+        assert!(
+            js.contains("const s = '__CONFIG__ __WORKER_WASM__';"),
+            "{js}"
+        );
     }
 
     #[test]
@@ -235,7 +250,10 @@ mod tests {
     #[test]
     fn a_missing_worker_fails_with_a_clear_message() {
         let dir = tempfile::tempdir().unwrap();
-        let err = embed_worker_wasm(dir.path()).unwrap_err().to_string();
-        assert!(err.contains("keydo_worker_bg.wasm"), "{err}");
+        std::fs::write(dir.path().join("keydo_worker.js"), "let wasm_bindgen;").unwrap();
+        let Err(err) = WorkerSources::read(dir.path()) else {
+            panic!("a worker without its wasm was read");
+        };
+        assert!(err.to_string().contains("/keydo_worker_bg.wasm"), "{err}");
     }
 }

@@ -31,28 +31,26 @@ pub struct Worker {
     pub cache_name: String,
     /// Options for `caches.match` that look in this version's cache only.
     pub in_cache: respond::InCache,
-    /// The precached URL paths.
-    pub urls: Vec<String>,
     /// The worker's own origin, e.g. `https://keydo.example`.
     pub origin: String,
 }
 
 impl Worker {
-    /// A scan: the list is a few dozen paths, and a scan needs no sorting code.
+    /// Asked of the build's list where it is, in JS: copying its few dozen paths
+    /// into Rust at every start-up cost the start-up, which a woken worker waits for
+    /// (docs/service-worker.md, "Start-up").
     pub fn is_precached(&self, path: &str) -> bool {
-        self.urls.iter().any(|url| url == path)
+        self.config.urls().includes(&JsValue::from_str(path), 0)
     }
 }
 
 /// Registers every listener. Called once, synchronously, by `/sw.js`.
 #[wasm_bindgen]
 pub fn start(config: WorkerConfig) {
-    let urls = config.urls().iter().filter_map(|u| u.as_string()).collect();
     let cache_name = config.cache_name();
     let worker = Rc::new(Worker {
         in_cache: respond::InCache::named(&cache_name),
         cache_name,
-        urls,
         origin: scope().location().origin(),
         config,
     });
