@@ -7,7 +7,7 @@
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import { PRACTICE_MODULE, launchBrowser, openControlled, refuseFirst, startServer } from './harness.mjs';
-import { typingFocused } from './play.mjs';
+import { eventually, typingFocused } from './play.mjs';
 
 /** An on-demand module's file: `keydo-lazy-<module>-<hash>.wasm` (or a chunk they share). */
 const LAZY = /\/keydo-lazy-[^/]*\.wasm$/;
@@ -69,7 +69,10 @@ test('the first keystroke is accepted before any on-demand module has loaded', a
   await context.close();
 });
 
-test('the panels and the result screen wait for the game to be drawn', async () => {
+/** The corpus a request is for, if it is one of the game's: `words.txt`, `zh.json`... */
+const corpusOf = (url) => url.match(/\/texts\/(words\.txt|quotes\.json|zh\.json)$/)?.[1];
+
+test('the panels, the result screen and the passages wait for the game to be drawn', async () => {
   const context = await browser.newContext({ serviceWorkers: 'block' });
   const page = await context.newPage();
   // The texts are held, so the game shows its loading state and is not drawn.
@@ -80,9 +83,12 @@ test('the panels and the result screen wait for the game to be drawn', async () 
     await route.continue();
   });
   const asked = [];
+  const corpora = [];
   page.on('request', (request) => {
     const name = moduleOf(request.url());
     if (name) asked.push(name);
+    const corpus = corpusOf(request.url());
+    if (corpus) corpora.push(corpus);
   });
   await page.goto(server.origin);
   await page.locator('.prompt-loading').waitFor({ timeout: 30_000 });
@@ -95,11 +101,38 @@ test('the panels and the result screen wait for the game to be drawn', async () 
     [],
     `asked for while the texts loaded: ${asked}`,
   );
+  // A first visit plays from the word list: the passages are not fetched beside it.
+  assert.deepEqual([...new Set(corpora)], ['words.txt'], `fetched while undrawn: ${corpora}`);
   releaseTexts();
   await typingFocused(page);
   await page.locator('#leaderboard-title').waitFor({ timeout: 30_000 });
   await page.getByTestId('profile-panel').waitFor({ timeout: 30_000 });
   for (const name of waiting) assert.ok(asked.includes(name), `${name} asked for once drawn; asked: ${asked}`);
+  await eventually(() => ['quotes.json', 'zh.json'].every((c) => corpora.includes(c)));
+  assert.equal(corpora.filter((c) => c === 'zh.json').length, 1, `fetched once: ${corpora}`);
+  // And they play.
+  await page.getByTestId('mode-zh').click();
+  await page.locator('[data-testid="prompt"][lang="zh-Hans"] .ch').first().waitFor();
+  await context.close();
+});
+
+test('a passage the game plays is fetched before the game is drawn', async () => {
+  const context = await browser.newContext({ serviceWorkers: 'block' });
+  const page = await context.newPage();
+  // The word list never arrives, so the game is never drawn in its first mode.
+  await page.route(/\/texts\/words\.txt$/, () => {});
+  await page.goto(server.origin);
+  await page.locator('.prompt-loading').waitFor({ timeout: 30_000 });
+  await page.getByTestId('mode-zh').click();
+  await typingFocused(page);
+  const prompt = await page.getByTestId('prompt').textContent();
+  const cdp = await context.newCDPSession(page);
+  await cdp.send('Input.insertText', { text: prompt[0] });
+  await page.waitForFunction(
+    () => document.querySelectorAll('[data-testid="prompt"] .ch.correct').length === 1,
+    null,
+    { timeout: 10_000 },
+  );
   await context.close();
 });
 

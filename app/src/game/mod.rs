@@ -47,9 +47,13 @@ pub use texts::Corpora;
 
 #[component]
 pub fn Game() -> impl IntoView {
-    let corpora = Corpora::load();
     let first_seed = seed::first_seed();
     let (source, set_source) = signal(Source::Mode(Mode::Time));
+    let drawn = expect_context::<GameDrawn>();
+    // The passages wait until the game is drawn, unless the game itself plays one.
+    let corpora = Corpora::load_passages_when(Signal::derive(move || {
+        drawn.get() || matches!(source.with(Source::mode), Mode::Quote | Mode::Zh)
+    }));
     let (round, set_round) = signal(0u64);
     let (finished, set_finished) = signal(None::<(Finished, Ended)>);
     let chosen = options::load_chosen();
@@ -131,7 +135,6 @@ pub fn Game() -> impl IntoView {
 
     // The result screen is a module of its own (docs/performance.md, "What loads
     // first"), fetched once the game is drawn so that it is in before a game ends.
-    let drawn = expect_context::<GameDrawn>();
     Effect::new(move || {
         if drawn.get() {
             set_timeout(

@@ -2,6 +2,9 @@
 //! builds from them.
 //!
 //! Each corpus loads on its own, so a broken `quotes.json` costs the `quote` mode only.
+//! A game fetches the word list at once and the passages only once they are wanted:
+//! a first visit plays from the word list, and its first keystroke waits for no byte
+//! of the others (docs/performance.md, "What loads first").
 
 use super::source::{Source, daily_mode};
 use crate::services::texts::{LoadError, load};
@@ -31,17 +34,36 @@ pub struct Assignment {
 #[derive(Clone, Copy)]
 pub struct Corpora {
     words: LocalResource<Result<WordList, LoadError>>,
-    quotes: LocalResource<Result<Passages, LoadError>>,
-    zh: LocalResource<Result<Passages, LoadError>>,
+    /// `None` until wanted.
+    quotes: LocalResource<Option<Result<Passages, LoadError>>>,
+    zh: LocalResource<Option<Result<Passages, LoadError>>>,
 }
 
 impl Corpora {
     /// Starts fetching all three.
     pub fn load() -> Corpora {
+        Corpora::load_passages_when(Signal::stored(true))
+    }
+
+    /// Starts fetching the word list, and the passages once `wanted` is first true.
+    pub fn load_passages_when(wanted: Signal<bool>) -> Corpora {
+        // Latched: once fetched, a passage corpus is never fetched again.
+        let wanted = Memo::new(move |was: Option<&bool>| was == Some(&true) || wanted.get());
+        let passages = move |file| {
+            LocalResource::new(move || {
+                let wanted = wanted.get();
+                async move {
+                    match wanted {
+                        true => Some(load(file, Passages::parse).await),
+                        false => None,
+                    }
+                }
+            })
+        };
         Corpora {
             words: LocalResource::new(|| load("words.txt", WordList::parse)),
-            quotes: LocalResource::new(|| load("quotes.json", Passages::parse)),
-            zh: LocalResource::new(|| load("zh.json", Passages::parse)),
+            quotes: passages("quotes.json"),
+            zh: passages("zh.json"),
         }
     }
 
@@ -66,8 +88,8 @@ impl Corpora {
         };
         Some(match mode {
             Mode::Time | Mode::Words => self.words.get()?.map(|w| words_game(&w)),
-            Mode::Quote => self.quotes.get()?.map(|p| passage_game(&p)),
-            Mode::Zh => self.zh.get()?.map(|p| passage_game(&p)),
+            Mode::Quote => self.quotes.get().flatten()?.map(|p| passage_game(&p)),
+            Mode::Zh => self.zh.get().flatten()?.map(|p| passage_game(&p)),
         })
     }
 
@@ -126,8 +148,8 @@ impl Corpora {
     /// word modes, whose prompts come from the word list.
     pub fn passages(&self, mode: Mode) -> Option<Result<Passages, LoadError>> {
         match mode {
-            Mode::Quote => self.quotes.get(),
-            Mode::Zh => self.zh.get(),
+            Mode::Quote => self.quotes.get().flatten(),
+            Mode::Zh => self.zh.get().flatten(),
             Mode::Time | Mode::Words => None,
         }
     }
@@ -138,7 +160,11 @@ impl Corpora {
     /// (core's `Corpora::prompt`), once all three corpora are there (reactive): what a
     /// board entry's replay plays its log on.
     pub fn prompt(&self, mode: Mode, id: &PromptId) -> Option<Result<Prompt, String>> {
-        let (words, quotes, zh) = (self.words.get()?, self.quotes.get()?, self.zh.get()?);
+        let (words, quotes, zh) = (
+            self.words.get()?,
+            self.quotes.get().flatten()?,
+            self.zh.get().flatten()?,
+        );
         let all = (|| {
             Ok(corpora::Corpora {
                 words: words?,
