@@ -36,10 +36,10 @@ if [ "$(wasm-bindgen --version 2>/dev/null)" != "wasm-bindgen $WASM_BINDGEN_VERS
   "${tool_profile[@]}" cargo install wasm-bindgen-cli --version "$WASM_BINDGEN_VERSION" --force
 fi
 
-if [ ! -x node_modules/.bin/wasm-opt ] || [ ! -d node_modules/playwright-core ] ||
-  [ ! -x node_modules/.bin/lighthouse ] ||
+if [ ! -x node_modules/.bin/wasm-opt ] || [ ! -x node_modules/.bin/terser ] ||
+  [ ! -d node_modules/playwright-core ] || [ ! -x node_modules/.bin/lighthouse ] ||
   [ package-lock.json -nt node_modules/.package-lock.json ]; then
-  say "installing npm tools (binaryen's wasm-opt, playwright-core, Lighthouse for make bench)"
+  say "installing npm tools (binaryen's wasm-opt, terser, playwright-core, Lighthouse for make bench)"
   npm ci --no-audit --no-fund
 fi
 

@@ -6,7 +6,7 @@
 //! cargo (linked with relocations, `app/build.rs`), `wasm_split_cli_support` to cut
 //! the wasm at those marks into the main module and one module per mark, the
 //! wasm-bindgen CLI on the main module, and in release builds wasm-opt on every
-//! module. Every file is named with one content hash of them all (they import each
+//! module and terser on the scripts. Every file is named with one content hash of them all (they import each
 //! other, so no file's name can hash its own bytes alone), and `index.html`'s loader
 //! gets the main module's names in place of [`GLUE_PLACEHOLDER`] and
 //! [`WASM_PLACEHOLDER`].
@@ -79,7 +79,8 @@ pub fn build(out_dir: &Path, profile: Profile) -> Result<(), BuildError> {
         let bytes = if file.name.ends_with(".js") {
             let rewritten = rewrite(&file.name, &file.bytes, &renames)?;
             scripts.push_str(&String::from_utf8_lossy(&rewritten));
-            rewritten
+            // After the renames, which match wasm-bindgen's spelling of an import.
+            tools::minify_js(profile, &file.name, rewritten)?
         } else {
             file.bytes.clone()
         };

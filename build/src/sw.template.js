@@ -2,19 +2,22 @@
 // (globals, cache, precache list) is the build's; the Rust worker is handed them by
 // `start` and hard-codes none.
 // Classic script, one file: the worker's wasm-bindgen glue, then its wasm as base64,
-// instantiated synchronously. Everything runs on the worker's first evaluation, so a
-// worker woken for one event has its listeners in place. The glue's last statement
+// instantiated synchronously, then one listener per event. Everything runs on the
+// worker's first evaluation, so a worker woken for one event has its listeners in place. The glue's last statement
 // has no semicolon: without the one below, the function after it would be its call.
 __WORKER_GLUE__;
 (function () {
+  const worker = __WORKER_GLOBAL__;
   const b64 = "__WORKER_WASM__";
   const bytes = Uint8Array.fromBase64
     ? Uint8Array.fromBase64(b64)
     : Uint8Array.from(atob(b64), (c) => c.charCodeAt(0));
-  __WORKER_GLOBAL__.initSync({ module: bytes });
+  worker.initSync({ module: bytes });
   const config = __CONFIG__;
   // The flush module's glue is imported by the worker itself, at install and on
   // Background Sync, so ordinary start-ups do not parse it; until then this throws.
   config.flushModule = () => __FLUSH_GLOBAL__;
-  __WORKER_GLOBAL__.start(config);
+  worker.start(config);
+  // Each listener is the worker's handler for its event (`on_fetch`...).
+  for (const type of __EVENTS__) self.addEventListener(type, worker[`on_${type}`]);
 })();

@@ -1,9 +1,9 @@
 //! The build tools the post-build step runs for the browser's modules: cargo for
-//! wasm32, and wasm-opt in release builds. wasm-bindgen's arguments differ by module
-//! and stay with each module's build.
+//! wasm32, and in release builds wasm-opt for the wasm and terser for the page's JS
+//! glue. wasm-bindgen's arguments differ by module and stay with each module's build.
 
 use crate::BuildError;
-use std::io::{BufRead, BufReader};
+use std::io::{BufRead, BufReader, Write};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 
@@ -121,6 +121,42 @@ pub(crate) fn optimize(profile: Profile, bound: &Path, output: &Path) -> Result<
     }
 }
 
+/// terser's settings for the page's glue: ES modules, whose exports keep their names.
+const TERSER_ARGS: [&str; 3] = ["--module", "--compress", "--mangle"];
+
+/// `script` minified with terser (release), as Trunk minifies the scripts it writes;
+/// unchanged in debug builds.
+pub(crate) fn minify_js(
+    profile: Profile,
+    name: &str,
+    script: Vec<u8>,
+) -> Result<Vec<u8>, BuildError> {
+    if profile == Profile::Debug {
+        return Ok(script);
+    }
+    let mut child = Command::new("terser")
+        .args(TERSER_ARGS)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .spawn()
+        .map_err(|e| tool_error("terser", format!("{e} (is it on PATH?)")))?;
+    let mut stdin = child.stdin.take().expect("stdin is piped");
+    // Written from a thread: terser writes while it reads, and a pipe holds only so much.
+    let writer = std::thread::spawn(move || stdin.write_all(&script));
+    let output = child
+        .wait_with_output()
+        .map_err(|e| tool_error("terser", e.to_string()))?;
+    let written = writer.join().expect("the writer does not panic");
+    if !output.status.success() {
+        return Err(tool_error(
+            "terser",
+            format!("minifying {name}: {}", output.status),
+        ));
+    }
+    written.map_err(|e| tool_error("terser", format!("minifying {name}: {e}")))?;
+    Ok(output.stdout)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -152,5 +188,30 @@ mod tests {
         assert_eq!(Profile::from_trunk("debug"), Some(Profile::Debug));
         assert_eq!(Profile::from_trunk("fast"), None);
         assert_eq!(Profile::Release.cargo_profile(), "wasm-release");
+    }
+
+    /// Runs terser from npm (`node_modules/.bin` on PATH, as the Makefile puts it).
+    #[test]
+    fn minified_glue_keeps_its_exports_and_imports() {
+        let glue = br#"import { lazy } from "./keydo-lazy-0123456789abcdef.js";
+export function initialise(moduleOrPath) {
+    const longLocalName = moduleOrPath + 1;
+    return lazy(longLocalName);
+}
+"#;
+        let minified = minify_js(Profile::Release, "glue.js", glue.to_vec()).unwrap();
+        let minified = String::from_utf8(minified).unwrap();
+        assert!(minified.len() < glue.len(), "{minified}");
+        assert!(!minified.contains("longLocalName"), "{minified}");
+        assert!(
+            minified.contains("export function initialise("),
+            "{minified}"
+        );
+        assert!(
+            minified.contains(r#"from"./keydo-lazy-0123456789abcdef.js""#),
+            "{minified}"
+        );
+        let debug = minify_js(Profile::Debug, "glue.js", glue.to_vec()).unwrap();
+        assert_eq!(debug, glue);
     }
 }

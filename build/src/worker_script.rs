@@ -7,7 +7,7 @@
 //! literal, instantiated synchronously, then Rust's `start` handed every name the
 //! worker needs ([`WorkerConfig`]). One script rather than `importScripts` of the glue
 //! and the bytes: a worker woken for a fetch reads and evaluates one stored script
-//! (docs/service-worker.md, "Start-up"). The glue and the wasm stay in the output as
+//! (docs/service-worker.md, "Start-up numbers"). The glue and the wasm stay in the output as
 //! what `/sw.js` is made from, so the step can be re-run on a built `dist/`; nothing
 //! loads them, and the precache leaves them out.
 
@@ -20,6 +20,10 @@ use serde::Serialize;
 use std::path::Path;
 
 const SW_TEMPLATE: &str = include_str!("sw.template.js");
+
+/// The events the worker handles: for each, `/sw.js` adds the worker's `on_<event>`
+/// export as the listener (`sw/src/main.rs`).
+const EVENTS: [&str; 5] = ["install", "activate", "message", "fetch", "sync"];
 
 /// The worker's glue and wasm, as Trunk's `data-type="worker"` link wrote them.
 pub struct WorkerSources {
@@ -110,6 +114,7 @@ fn sw_js(manifest: &PrecacheManifest, worker: &WorkerSources) -> String {
         .replace("__WORKER_WASM__", &wasm)
         .replace("__WORKER_GLOBAL__", WORKER.global)
         .replace("__FLUSH_GLOBAL__", FLUSH.global)
+        .replace("__EVENTS__", &json(&EVENTS))
         .replace("__CONFIG__", &json(&WorkerConfig::new(manifest)))
         .replace("__WORKER_GLUE__", worker.glue.trim_end())
 }
@@ -178,8 +183,12 @@ mod tests {
             "the glue first, ended: {js}"
         );
         assert!(js.contains(r#"const b64 = "AGFzbQ==";"#));
-        assert!(js.contains("wasm_bindgen.initSync({ module: bytes });"));
-        assert!(js.contains("wasm_bindgen.start(config);"));
+        assert!(js.contains("const worker = wasm_bindgen;"));
+        assert!(js.contains("worker.initSync({ module: bytes });"));
+        assert!(js.contains("worker.start(config);"));
+        assert!(js.contains(
+            r#"for (const type of ["install","activate","message","fetch","sync"]) self.addEventListener(type, worker[`on_${type}`]);"#
+        ));
         assert!(js.contains("config.flushModule = () => keydo_flush;"));
         assert_eq!(
             config_of(&js),
@@ -221,6 +230,21 @@ mod tests {
         read.sort();
         written.sort();
         assert_eq!(read, written);
+    }
+
+    #[test]
+    fn every_event_has_the_workers_handler_and_every_handler_its_event() {
+        // The worker's side: its exported `on_<event>` functions.
+        let worker_side = include_str!("../../sw/src/main.rs");
+        let mut handlers: Vec<&str> = worker_side
+            .lines()
+            .filter_map(|line| line.strip_prefix("pub fn on_"))
+            .filter_map(|rest| rest.split_once('(').map(|(event, _)| event))
+            .collect();
+        let mut events = EVENTS.to_vec();
+        handlers.sort();
+        events.sort();
+        assert_eq!(handlers, events);
     }
 
     #[test]

@@ -9,38 +9,35 @@
 //! waiting worker to take over (`SKIP_WAITING`) when the player agrees.
 
 use crate::verify::fetch_verified;
-use crate::{Worker, on, promise, scope, wait_until};
+use crate::{Worker, promise, scope, wait_until};
 use js_sys::{Array, Promise, Reflect};
 use std::rc::Rc;
 use wasm_bindgen::prelude::*;
 use wasm_bindgen_futures::JsFuture;
 use web_sys::{Cache, ExtendableEvent, ExtendableMessageEvent, Response};
 
-pub fn listen(worker: &Rc<Worker>) {
-    let install = worker.clone();
-    on("install", move |event: ExtendableEvent| {
-        let worker = install.clone();
-        // Synchronously, while installing: only then may a worker import a new script.
-        let glue = crate::sync::import_flush_glue(&worker);
-        wait_until(&event, async move {
-            glue?;
-            fill_cache(&worker).await
+pub fn install(worker: Rc<Worker>, event: &ExtendableEvent) {
+    // Synchronously, while installing: only then may a worker import a new script.
+    let glue = crate::sync::import_flush_glue(&worker);
+    wait_until(event, async move {
+        glue?;
+        fill_cache(&worker).await
+    });
+}
+
+pub fn activate(worker: Rc<Worker>, event: &ExtendableEvent) {
+    wait_until(event, async move { retire_old_caches(&worker).await });
+}
+
+/// The page's `SKIP_WAITING`: the player agreed to the update.
+pub fn message(event: &ExtendableMessageEvent) {
+    let kind = Reflect::get(&event.data(), &"type".into()).ok();
+    if kind.and_then(|k| k.as_string()).as_deref() == Some("SKIP_WAITING") {
+        wait_until(event, async {
+            JsFuture::from(scope().skip_waiting()?).await?;
+            Ok(())
         });
-    });
-    let activate = worker.clone();
-    on("activate", move |event: ExtendableEvent| {
-        let worker = activate.clone();
-        wait_until(&event, async move { retire_old_caches(&worker).await });
-    });
-    on("message", |event: ExtendableMessageEvent| {
-        let kind = Reflect::get(&event.data(), &"type".into()).ok();
-        if kind.and_then(|k| k.as_string()).as_deref() == Some("SKIP_WAITING") {
-            wait_until(&event, async {
-                JsFuture::from(scope().skip_waiting()?).await?;
-                Ok(())
-            });
-        }
-    });
+    }
 }
 
 async fn fill_cache(worker: &Worker) -> Result<(), JsValue> {

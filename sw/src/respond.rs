@@ -5,7 +5,7 @@
 //! serialized URL once instead of building a `URL` object per fetch.
 
 use crate::route::{RequestFacts, Route, route};
-use crate::{Worker, on, promise, scope};
+use crate::{Worker, promise, scope};
 use std::rc::Rc;
 use wasm_bindgen::prelude::*;
 use wasm_bindgen_futures::JsFuture;
@@ -33,20 +33,19 @@ impl InCache {
     }
 }
 
-pub fn listen(worker: Rc<Worker>) {
-    on("fetch", move |event: FetchEvent| {
-        let request = event.request();
-        let (method, url) = (request.method(), request.url());
-        let navigation = request.mode() == RequestMode::Navigate;
-        let facts = RequestFacts::of(&method, &url, &worker.origin, navigation);
-        let answer = match route(facts, |path| worker.is_precached(path)) {
-            Route::Network => return,
-            Route::NavigationNetworkFirst => promise(network_first(worker.clone(), request)),
-            Route::Precached => promise(cache_first(worker.clone(), request)),
-        };
-        // Only throws if called twice or after dispatch; neither can happen here.
-        let _ = event.respond_with(&answer);
-    });
+/// Answers `event` from the precache or the network, or leaves it to the browser.
+pub fn fetch(worker: &Rc<Worker>, event: &FetchEvent) {
+    let request = event.request();
+    let (method, url) = (request.method(), request.url());
+    let navigation = request.mode() == RequestMode::Navigate;
+    let facts = RequestFacts::of(&method, &url, &worker.origin, navigation);
+    let answer = match route(facts, |path| worker.is_precached(path)) {
+        Route::Network => return,
+        Route::NavigationNetworkFirst => promise(network_first(worker.clone(), request)),
+        Route::Precached => promise(cache_first(worker.clone(), request)),
+    };
+    // Only throws if called twice or after dispatch; neither can happen here.
+    let _ = event.respond_with(&answer);
 }
 
 /// How long a navigation waits for the network before the cached shell answers: a

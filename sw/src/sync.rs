@@ -13,7 +13,7 @@
 
 use crate::config::FlushModule;
 use crate::respond::cached;
-use crate::{Worker, on, scope, wait_until};
+use crate::{Worker, scope, wait_until};
 use js_sys::{Object, Reflect};
 use std::rc::Rc;
 use wasm_bindgen::prelude::*;
@@ -29,16 +29,13 @@ pub fn import_flush_glue(worker: &Worker) -> Result<(), JsValue> {
     scope().import_scripts_1(&worker.config.flush_glue())
 }
 
-pub fn listen(worker: Rc<Worker>) {
-    on("sync", move |event: ExtendableEvent| {
-        let tag = Reflect::get(&event, &"tag".into())
-            .ok()
-            .and_then(|t| t.as_string());
-        if tag.as_deref() == Some(FLUSH_OUTBOX) {
-            let worker = worker.clone();
-            wait_until(&event, async move { flush(&worker).await });
-        }
-    });
+pub fn sync(worker: Rc<Worker>, event: &ExtendableEvent) {
+    let tag = Reflect::get(event, &"tag".into())
+        .ok()
+        .and_then(|t| t.as_string());
+    if tag.as_deref() == Some(FLUSH_OUTBOX) {
+        wait_until(event, async move { flush(&worker).await });
+    }
 }
 
 /// The flush module's glue, imported on first use in this worker's life.
