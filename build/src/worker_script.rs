@@ -4,8 +4,8 @@
 //! must start with no network, so the worker's wasm cannot be fetched
 //! asynchronously. `/sw.js` is one script: Trunk's wasm-bindgen glue
 //! (`keydo_worker.js`), then the worker's wasm (`keydo_worker_bg.wasm`) as a base64
-//! literal, instantiated synchronously, then Rust's `start` handed every name the
-//! worker needs ([`WorkerConfig`]). One script rather than `importScripts` of the glue
+//! literal, instantiated synchronously, then one listener per event calling the
+//! worker's handler for it with every name the worker needs ([`WorkerConfig`]). One script rather than `importScripts` of the glue
 //! and the bytes: a worker woken for a fetch reads and evaluates one stored script
 //! (docs/service-worker.md, "Start-up numbers"). The glue and the wasm stay in the output as
 //! what `/sw.js` is made from, so the step can be re-run on a built `dist/`; nothing
@@ -68,7 +68,7 @@ pub fn check_flush_module(out_dir: &Path) -> Result<(), BuildError> {
     Ok(())
 }
 
-/// Everything the worker's Rust `start` is told; the field names are its contract
+/// Everything the worker's Rust handlers are told; the field names are its contract
 /// (`sw/src/config.rs`).
 #[derive(Debug, Serialize)]
 #[serde(rename_all = "camelCase")]
@@ -148,7 +148,7 @@ mod tests {
         }
     }
 
-    /// The object literal `/sw.js` hands to `start`, parsed.
+    /// The object literal `/sw.js` hands to the handlers, parsed.
     fn config_of(js: &str) -> serde_json::Value {
         let literal = js
             .lines()
@@ -185,10 +185,10 @@ mod tests {
         assert!(js.contains(r#"const b64 = "AGFzbQ==";"#));
         assert!(js.contains("const worker = wasm_bindgen;"));
         assert!(js.contains("worker.initSync({ module: bytes });"));
-        assert!(js.contains("worker.start(config);"));
-        assert!(js.contains(
-            r#"for (const type of ["install","activate","message","fetch","sync"]) self.addEventListener(type, worker[`on_${type}`]);"#
-        ));
+        assert!(
+            js.contains(r#"for (const type of ["install","activate","message","fetch","sync"]) {"#)
+        );
+        assert!(js.contains("self.addEventListener(type, (event) => handler(event, config));"));
         assert!(js.contains("config.flushModule = () => keydo_flush;"));
         assert_eq!(
             config_of(&js),

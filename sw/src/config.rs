@@ -1,14 +1,14 @@
 //! What `/sw.js` hands the worker: every name the build decided.
 //!
 //! The build step (`keydo-build`) writes these values into `/sw.js` and passes them
-//! to [`crate::start`], so the worker hard-codes no file name, cache name or glue
+//! to the worker's handlers (`on_fetch`...), so the worker hard-codes no file name, cache name or glue
 //! global (docs/service-worker.md lists them).
 
 use wasm_bindgen::prelude::*;
 
 #[wasm_bindgen]
 extern "C" {
-    /// The object `/sw.js` passes to [`crate::start`].
+    /// The object `/sw.js` passes to every handler.
     pub type WorkerConfig;
 
     /// `keydo-precache-<digest>`: this version's cache.
