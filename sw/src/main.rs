@@ -8,9 +8,10 @@
 //!
 //! Nothing of this wasm runs before the first event: a woken worker waits for all of
 //! its start-up before that event, and closures made in Rust for the listeners, the
-//! shared state and the first calls' compiles were most of the Rust worker's start-up
-//! (docs/service-worker.md, "Start-up numbers"). What the handlers share ([`Worker`])
-//! is made on the first event instead, which a fetch needs anyway.
+//! shared state and the first calls' compiles were the largest part of what the Rust
+//! worker's start-up added to a JS worker's (docs/service-worker.md, "Start-up
+//! numbers"). What the handlers share ([`Worker`]) is made on the first event
+//! instead, which a fetch needs anyway.
 //!
 //! No `main` in the wasm: without one it carries none of std's program start-up.
 #![cfg_attr(target_arch = "wasm32", no_main)]
