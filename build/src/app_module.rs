@@ -6,8 +6,9 @@
 //! cargo (linked with relocations, `app/build.rs`), `wasm_split_cli_support` to cut
 //! the wasm at those marks into the main module and one module per mark, the
 //! wasm-bindgen CLI on the main module, and in release builds wasm-opt on every
-//! module and terser on the scripts. Every file is named with one content hash of them all (they import each
-//! other, so no file's name can hash its own bytes alone), and `index.html`'s loader
+//! module and terser on the scripts. Every file is named with one content hash of
+//! them all (they import each other, so no file's name can hash its own bytes
+//! alone), and `index.html`'s loader
 //! gets the main module's names in place of [`GLUE_PLACEHOLDER`] and
 //! [`WASM_PLACEHOLDER`].
 

@@ -3,8 +3,9 @@
 // handed them and it hard-codes none.
 // Classic script, one file: the worker's wasm-bindgen glue, then its wasm as base64,
 // instantiated synchronously, then one listener per event. Everything runs on the
-// worker's first evaluation, so a worker woken for one event has its listeners in place. The glue's last statement
-// has no semicolon: without the one below, the function after it would be its call.
+// worker's first evaluation, so a worker woken for one event has its listeners in
+// place. The glue's last statement has no semicolon: without the one below, the
+// function after it would be its call.
 __WORKER_GLUE__;
 (function () {
   const worker = __WORKER_GLOBAL__;

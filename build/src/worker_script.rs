@@ -5,11 +5,12 @@
 //! asynchronously. `/sw.js` is one script: Trunk's wasm-bindgen glue
 //! (`keydo_worker.js`), then the worker's wasm (`keydo_worker_bg.wasm`) as a base64
 //! literal, instantiated synchronously, then one listener per event calling the
-//! worker's handler for it with every name the worker needs ([`WorkerConfig`]). One script rather than `importScripts` of the glue
-//! and the bytes: a worker woken for a fetch reads and evaluates one stored script
-//! (docs/service-worker.md, "Start-up numbers"). The glue and the wasm stay in the output as
-//! what `/sw.js` is made from, so the step can be re-run on a built `dist/`; nothing
-//! loads them, and the precache leaves them out.
+//! worker's handler for it with every name the worker needs ([`WorkerConfig`]). One
+//! script rather than `importScripts` of the glue and the bytes: a worker woken for
+//! a fetch reads and evaluates one stored script (docs/service-worker.md, "Start-up
+//! numbers"). The glue and the wasm stay in the output as what `/sw.js` is made
+//! from, so the step can be re-run on a built `dist/`; nothing loads them, and the
+//! precache leaves them out.
 
 use crate::BuildError;
 use crate::digest::CACHE_PREFIX;

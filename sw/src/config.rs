@@ -1,8 +1,8 @@
 //! What `/sw.js` hands the worker: every name the build decided.
 //!
 //! The build step (`keydo-build`) writes these values into `/sw.js` and passes them
-//! to the worker's handlers (`on_fetch`...), so the worker hard-codes no file name, cache name or glue
-//! global (docs/service-worker.md lists them).
+//! to the worker's handlers (`on_fetch`...), so the worker hard-codes no file name,
+//! cache name or glue global (docs/service-worker.md lists them).
 
 use wasm_bindgen::prelude::*;
 

@@ -41,6 +41,9 @@ pub struct Worker {
     pub in_cache: respond::InCache,
     /// The worker's own origin, e.g. `https://keydo.example`.
     pub origin: String,
+    /// The precached URL paths: the build's list, kept in JS (copying its few dozen
+    /// paths into Rust strings would cost every worker that wakes).
+    urls: js_sys::Array,
 }
 
 impl Worker {
@@ -50,14 +53,13 @@ impl Worker {
             in_cache: respond::InCache::named(&cache_name),
             cache_name,
             origin: scope().location().origin(),
+            urls: config.urls(),
             config,
         }
     }
 
-    /// Asked of the build's list where it is, in JS: copying its few dozen paths
-    /// into Rust costs every worker that wakes.
     pub fn is_precached(&self, path: &str) -> bool {
-        self.config.urls().includes(&JsValue::from_str(path), 0)
+        self.urls.includes(&JsValue::from_str(path), 0)
     }
 }
 
@@ -82,7 +84,7 @@ pub fn on_activate(event: ExtendableEvent, config: WorkerConfig) {
 }
 
 #[wasm_bindgen]
-pub fn on_message(event: ExtendableMessageEvent, _config: WorkerConfig) {
+pub fn on_message(event: ExtendableMessageEvent) {
     lifecycle::message(&event);
 }
 
