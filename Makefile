@@ -27,6 +27,7 @@ server:
 bench: dist server
 	node scripts/lighthouse.mjs
 	node scripts/bench-shell.mjs
+	node scripts/bench-floor.mjs
 	node scripts/bench-playable.mjs
 	node scripts/bench-typing.mjs
 	node scripts/bench-paste.mjs

@@ -59,6 +59,26 @@ impl GameDrawn {
     }
 }
 
+/// What `load` returns once its module is in, trying again after each failed load
+/// with the delays [`OnDemand`] waits: for code whose caller waits for its answer
+/// (a corpus's reading) instead of drawing a line in its place. Pending while the
+/// module cannot be fetched, so nothing that waits on it sees a failure for good.
+pub async fn once_loaded<T, F>(load: impl Fn() -> F) -> T
+where
+    F: Future<Output = Result<T, SplitLoaderError>>,
+{
+    let mut failures = 0;
+    loop {
+        match load().await {
+            Ok(loaded) => return loaded,
+            Err(_) => {
+                gloo_timers::future::sleep(retry_delay(failures)).await;
+                failures = failures.saturating_add(1);
+            }
+        }
+    }
+}
+
 /// Calls `then` once, when `element` first comes into the viewport (at once if it
 /// is in it already).
 pub fn when_in_view(element: &web_sys::Element, then: impl FnOnce() + 'static) {

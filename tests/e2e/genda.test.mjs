@@ -6,7 +6,7 @@
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
 import { after, before, test } from 'node:test';
-import { launchBrowser, openControlled, queryDatabase, startServer } from './harness.mjs';
+import { launchBrowser, openControlled, queryDatabase, refuseFirst, startServer } from './harness.mjs';
 import { PACE, board, eventually, humanPause, readOutbox, typingFocused, waitPending } from './play.mjs';
 
 let browser;
@@ -138,6 +138,26 @@ test('a QQ text pasted and typed offline reaches its board once; its 成绩 line
       await page.getByTestId('copy-result-line').click();
       await page.getByText('Copied', { exact: true }).waitFor();
       assert.equal(await page.evaluate(() => navigator.clipboard.readText()), line);
+    });
+
+    // Its link opens it on another device: the text reader's module fetches it (from
+    // the network here), and a failed load of that module is tried again.
+    await t.test('its link, /t/<short>, loads the stored text', async () => {
+      const other = await browser.newContext({ serviceWorkers: 'block' });
+      try {
+        const linked = await other.newPage();
+        const refused = await refuseFirst(linked, /\/keydo-lazy-split_loader-[0-9a-f]{16}\.wasm$/, 1);
+        await linked.goto(`${server.origin}/t/${hash.slice(0, 12)}`);
+        await linked.waitForFunction(
+          (text) => document.querySelector('[data-testid="prompt"]')?.textContent === text,
+          NORMALISED,
+          { timeout: 30_000 },
+        );
+        assert.equal(refused(), 1, 'the first load of the reader was refused, the next one read it');
+        assert.equal(new URL(linked.url()).pathname, '/', 'the link is dropped once followed');
+      } finally {
+        await other.close();
+      }
     });
   } finally {
     await context.close();

@@ -38,6 +38,17 @@ function loadedModules(page) {
 /** How many of the prompt's characters show as typed correctly. */
 const correctChars = (page) => page.locator('[data-testid="prompt"] .ch.correct').count();
 
+/** Types the prompt's first `count` characters and waits until they show as correct. */
+async function typePromptStart(page, count) {
+  const prompt = await page.getByTestId('prompt').textContent();
+  await page.keyboard.type(prompt.slice(0, count));
+  await page.waitForFunction(
+    (n) => document.querySelectorAll('[data-testid="prompt"] .ch.correct').length === n,
+    count,
+    { timeout: 10_000 },
+  );
+}
+
 test('the first keystroke is accepted before any on-demand module has loaded', async () => {
   const context = await browser.newContext({ serviceWorkers: 'block' });
   const page = await context.newPage();
@@ -53,13 +64,7 @@ test('the first keystroke is accepted before any on-demand module has loaded', a
   const loaded = loadedModules(page);
   await page.goto(server.origin);
   await typingFocused(page);
-  const prompt = await page.getByTestId('prompt').textContent();
-  await page.keyboard.type(prompt.slice(0, 5));
-  await page.waitForFunction(
-    () => document.querySelectorAll('[data-testid="prompt"] .ch.correct').length === 5,
-    null,
-    { timeout: 10_000 },
-  );
+  await typePromptStart(page, 5);
   assert.deepEqual(loaded, [], 'no on-demand module had loaded when the keys were taken');
   assert.ok(held.length > 0, 'the page asked for its on-demand modules while the game played');
   release();
@@ -95,7 +100,7 @@ test('the panels, the result screen and the passages wait for the game to be dra
   // A second of the wasm running with the game undrawn: the panels were asked for in
   // the first tasks after the mount before they waited for it.
   await page.waitForTimeout(1_000);
-  const waiting = ['panels', 'result'];
+  const waiting = ['panels', 'result', 'passages'];
   assert.deepEqual(
     asked.filter((name) => waiting.includes(name)),
     [],
@@ -107,8 +112,10 @@ test('the panels, the result screen and the passages wait for the game to be dra
   await typingFocused(page);
   await page.locator('#leaderboard-title').waitFor({ timeout: 30_000 });
   await page.getByTestId('profile-panel').waitFor({ timeout: 30_000 });
-  for (const name of waiting) assert.ok(asked.includes(name), `${name} asked for once drawn; asked: ${asked}`);
   await eventually(() => ['quotes.json', 'zh.json'].every((c) => corpora.includes(c)));
+  // The passages' reader comes with them.
+  await eventually(() => asked.includes('passages'));
+  for (const name of waiting) assert.ok(asked.includes(name), `${name} asked for once drawn; asked: ${asked}`);
   assert.equal(corpora.filter((c) => c === 'zh.json').length, 1, `fetched once: ${corpora}`);
   // And they play.
   await page.getByTestId('mode-zh').click();
@@ -200,11 +207,12 @@ test('each on-demand module loads when first needed, offline too, from the preca
   await typingFocused(page);
   await page.keyboard.type('On demand.', { delay: 120 });
   await page.getByTestId('result').waitFor({ timeout: 30_000 });
-  for (const name of ['panels', 'practice', 'loader', 'result']) {
+  for (const name of ['panels', 'practice', 'loader', 'result', 'passages']) {
     assert.ok(loaded.includes(name), `${name} loaded; loaded: ${loaded}`);
     assert.ok(fromWorker.includes(name), `${name} came from the precache; from it: ${fromWorker}`);
   }
-  for (const name of ['panels', 'practice', 'result']) {
+  // One reader for both passage corpora.
+  for (const name of ['panels', 'practice', 'result', 'passages']) {
     assert.equal(loaded.filter((n) => n === name).length, 1, `${name} loaded once`);
   }
   await context.close();
@@ -226,10 +234,12 @@ test('the next visit opens as the settings say before any on-demand module has l
     document.querySelector('[data-testid="prompt"]')?.lang === 'zh-Hans';
   // Shown once stored (docs/profile.md): the reload below finds them.
   await page.waitForFunction(asSet, null, { timeout: 10_000 });
-  // The next visit, every on-demand module held back: the settings come from the
-  // main module's one read, not from the profile's queue (in the sync module).
+  // The next visit, every on-demand module held back but the passages' reader, which
+  // a 中文 game needs to draw its prompt: the settings come from the main module's one
+  // read, not from the profile's queue (in the sync module). A module's chunks load
+  // only with it, so they pass.
   let held = 0;
-  await page.route(LAZY, () => {
+  await page.route(/\/keydo-lazy-split_(?!passages-)[^/]*\.wasm$/, () => {
     held += 1;
   });
   await page.reload();
@@ -250,17 +260,27 @@ test('a module whose load fails is tried again, and the game plays on meanwhile'
   await error.filter({ hasText: 'The practice could not be loaded; trying again.' }).waitFor({ timeout: 10_000 });
   // The game takes keys while the module waits for its next attempt.
   await page.getByTestId('input').focus();
-  const prompt = await page.getByTestId('prompt').textContent();
-  await page.keyboard.type(prompt.slice(0, 3));
-  await page.waitForFunction(
-    () => document.querySelectorAll('[data-testid="prompt"] .ch.correct').length === 3,
-    null,
-    { timeout: 10_000 },
-  );
+  await typePromptStart(page, 3);
   // Two refusals: tried again after 1 s, then 2 s; the third attempt loads.
   await page.getByTestId('practice-english').waitFor({ timeout: 30_000 });
   assert.equal(refused(), 2);
   assert.equal(await error.count(), 0, 'the error line is gone once the module is in');
+  await context.close();
+});
+
+test('a passage corpus whose reader fails to load is read once it loads, and the word game plays meanwhile', async () => {
+  const context = await browser.newContext({ serviceWorkers: 'block' });
+  const page = await context.newPage();
+  const refused = await refuseFirst(page, /\/keydo-lazy-split_passages-[0-9a-f]{16}\.wasm$/, 2);
+  await page.goto(server.origin);
+  await typingFocused(page);
+  // The passages are fetched once the game is drawn; their reader is refused twice.
+  await eventually(() => refused() === 2);
+  await typePromptStart(page, 3);
+  // Tried again after 1 s, then 2 s: the third attempt loads, and 中文 plays.
+  await page.getByTestId('mode-zh').click();
+  await page.locator('[data-testid="prompt"][lang="zh-Hans"] .ch').first().waitFor({ timeout: 30_000 });
+  assert.equal(refused(), 2);
   await context.close();
 });
 

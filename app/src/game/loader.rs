@@ -3,18 +3,22 @@
 //! A text comes from the "Load a text" field, from Ctrl/Cmd+V anywhere outside a text
 //! field, or from the system's share sheet (the manifest's `share_target` opens
 //! `/?title=…&text=…`), or from a `/t/<short>` link to a text the server stored. Each
-//! is read by [`Loaded::parse`] (a module loaded on demand); one the rules
-//! refuse is shown with why, and the game in play is left alone.
+//! is read by [`Loaded::parse`] (a module loaded on demand, which also fetches a
+//! linked text); one the rules refuse is shown with why, and the game in play is left
+//! alone.
 
 use super::source::{Loaded, Source};
-use crate::on_demand::SplitLoaderError;
+use crate::on_demand::{SplitLoaderError, once_loaded};
 use crate::services::api;
+use keydo_core::api::StoredTextAnswer;
 use keydo_core::game::mode::Language;
 use keydo_core::text::TextError;
 use leptos::ev;
 use leptos::html::{Details, Textarea};
 use leptos::prelude::*;
 use leptos::task::spawn_local;
+use std::future::Future;
+use std::pin::Pin;
 use wasm_bindgen::JsCast;
 use wasm_split_helpers::wasm_split;
 
@@ -81,7 +85,7 @@ pub fn TextLoader(on_load: impl Fn(Source) + Copy + 'static) -> impl IntoView {
     // A `/t/<short>` link names a text the server stored: fetch it once and load it.
     if let Some(short) = linked_text() {
         spawn_local(async move {
-            match api::stored_text(&short).await {
+            match once_loaded(|| fetch_linked_text(short.clone())).await.await {
                 Ok(stored) => load(stored.text, None, false),
                 Err(why) => set_error.set(Some(why)),
             }
@@ -171,6 +175,16 @@ fn shared_text() -> Option<Shared> {
         text,
         title: params.get("title"),
     })
+}
+
+/// A linked text's fetch, once its module is in.
+type Fetching = Pin<Box<dyn Future<Output = Result<StoredTextAnswer, String>>>>;
+
+/// Fetches a linked text (`api::stored_text`) from the module that reads texts, which
+/// the text is read by next: the API's JSON reading is not in the main module.
+#[wasm_split(loader, fallible)]
+fn fetch_linked_text(short: String) -> Result<Fetching, SplitLoaderError> {
+    Ok(Box::pin(async move { api::stored_text(&short).await }))
 }
 
 /// Reads a text ([`Loaded::parse`]) in the module that holds the text rules.

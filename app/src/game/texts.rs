@@ -4,16 +4,19 @@
 //! Each corpus loads on its own, so a broken `quotes.json` costs the `quote` mode only.
 //! A game fetches the word list at once and the passages only once they are wanted:
 //! a first visit plays from the word list, and its first keystroke waits for no byte
-//! of the others (docs/performance.md, "What loads first").
+//! of the others. The passages' JSON is read in a module of its own, `passages`,
+//! fetched with them (docs/performance.md, "What loads first").
 
 use super::source::{Source, daily_mode};
-use crate::services::texts::{LoadError, load};
+use crate::on_demand::{SplitLoaderError, once_loaded};
+use crate::services::texts::{LoadError, fetch, load};
 use keydo_core::game::corpora;
 use keydo_core::game::options::TestOptions;
-use keydo_core::game::texts::{self, Passage, Passages, WordList};
+use keydo_core::game::texts::{self, CorpusError, Passage, Passages, WordList};
 use keydo_core::text::daily::raced_passage;
 use keydo_core::{Mode, Prompt, PromptId, Seed};
 use leptos::prelude::*;
+use wasm_split_helpers::wasm_split;
 
 /// What a game asks the player to type, and where a passage comes from.
 #[derive(Debug, Clone, PartialEq)]
@@ -54,7 +57,7 @@ impl Corpora {
                 let wanted = wanted.get();
                 async move {
                     match wanted {
-                        true => Some(load(file, Passages::parse).await),
+                        true => Some(load_passages(file).await),
                         false => None,
                     }
                 }
@@ -177,6 +180,27 @@ impl Corpora {
                 .and_then(|all| all.prompt(mode, id).map_err(|error| error.to_string())),
         )
     }
+}
+
+/// Fetches `/texts/<file>` and reads it in the `passages` module, tried again until
+/// it is in. The module is fetched beside the corpus, not after it: a game that plays
+/// a passage first (the settings' mode, the day's race) waits for both.
+async fn load_passages(file: &'static str) -> Result<Passages, LoadError> {
+    leptos::task::spawn_local(async {
+        // A failure here is the read's to try again.
+        let _ = preload_passages_reader().await;
+    });
+    let json = fetch(file).await?;
+    once_loaded(|| read_passages(json.clone()))
+        .await
+        .map_err(|e| LoadError::new(file, e.to_string()))
+}
+
+/// Reads a passage corpus ([`Passages::parse`]) in the module that holds the JSON
+/// reader.
+#[wasm_split(passages, fallible, preload(preload_passages_reader))]
+fn read_passages(json: String) -> Result<Result<Passages, CorpusError>, SplitLoaderError> {
+    Ok(Passages::parse(&json))
 }
 
 /// "— Author, Source (year)".

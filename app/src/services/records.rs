@@ -24,8 +24,6 @@ use leptos::prelude::*;
 use leptos::task::spawn_local;
 use std::time::Duration;
 use uuid::Uuid;
-use wasm_bindgen::JsValue;
-use wasm_bindgen_futures::JsFuture;
 
 /// The first retry of a failed write waits this long; each next one twice as long...
 const FIRST_RETRY: Duration = Duration::from_secs(1);
@@ -215,7 +213,7 @@ impl Records {
                     }
                     failures += 1;
                     saving.try_set(Saving::NotSavedYet(error.to_string()));
-                    sleep(retry_delay(failures)).await;
+                    gloo_timers::future::sleep(retry_delay(failures)).await;
                 }
                 outcome => break outcome,
             }
@@ -277,19 +275,6 @@ async fn write(game: Game) -> Result<Recorded, StorageError> {
 
 const DURABLE_WRITE: &str = "keydo:durable-write";
 const DURABLE_WRITE_START: &str = "keydo:durable-write:start";
-
-/// Resolves after `delay`.
-async fn sleep(delay: Duration) {
-    let promise = js_sys::Promise::new(&mut |resolve, _reject| {
-        set_timeout(
-            move || {
-                let _ = resolve.call0(&JsValue::UNDEFINED);
-            },
-            delay,
-        );
-    });
-    let _ = JsFuture::from(promise).await;
-}
 
 fn log_storage_error(error: &StorageError) {
     web_sys::console::warn_1(&format!("keydo: {error}").into());
