@@ -1,7 +1,8 @@
 //! The top-level component: starts the services (the page's I/O), then lays out the
-//! game, the offline shell's status (in the header `index.html` paints before the wasm
-//! runs), and (tasks later, once in view) the sync status, the leaderboards and the
-//! profile. At `/r/<code>` a board entry's replay takes the game's place.
+//! game; once it is drawn, the offline shell's status (in the header `index.html`
+//! paints before the wasm runs) and (tasks later, once in view) the sync status, the
+//! leaderboards and the profile. At `/r/<code>` a board entry's replay takes the
+//! game's place.
 
 use crate::appearance;
 use crate::board_replay::BoardReplay;
@@ -64,7 +65,11 @@ pub fn App() -> impl IntoView {
         None => view! { <Game/> }.into_any(),
     };
     view! {
-        <Portal mount=status_slot><ShellStatus/></Portal>
+        <Portal mount=status_slot>
+            <Show when=move || game_drawn.get()>
+                <OnDemand load=shell_status what="offline status"/>
+            </Show>
+        </Portal>
         {main}
         // Each panel has its slot from the start, so one drawn before another never
         // takes the other's place and then moves; the leaderboard, which grows when
@@ -106,6 +111,14 @@ fn leaderboard() -> Result<AnyView, SplitLoaderError> {
 #[wasm_split_helpers::wasm_split(panels, fallible)]
 fn profile_panel() -> Result<AnyView, SplitLoaderError> {
     Ok(view! { <ProfilePanel/> }.into_any())
+}
+
+// The offline shell's status, and with it the service worker's registration, which
+// waits for the page to settle anyway: a module of its own, `shell`, fetched once the
+// game is drawn, whatever is in view.
+#[wasm_split_helpers::wasm_split(shell, fallible)]
+fn shell_status() -> Result<AnyView, SplitLoaderError> {
+    Ok(view! { <ShellStatus/> }.into_any())
 }
 
 #[wasm_split_helpers::wasm_split(replay, fallible)]

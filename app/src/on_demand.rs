@@ -116,7 +116,9 @@ where
         let failed = failures.get();
         let loaded = load();
         // The module's future is the page's only (single-threaded wasm); Suspend
-        // asks for Send.
+        // asks for Send. No `<Suspense>` around it: a `Suspend` alone draws nothing
+        // until its future is ready, all this needs, and Suspense's code stays out
+        // of the main module (docs/performance.md, "Still in the main module").
         Suspend::new(SendWrapper::new(async move {
             match loaded.await {
                 Ok(view) => view,
@@ -132,7 +134,7 @@ where
             }
         }))
     };
-    view! { <Suspense fallback=|| ()>{attempt}</Suspense> }
+    attempt
 }
 
 #[cfg(test)]

@@ -9,9 +9,10 @@ use crate::services::shell::{Persistence, Shell};
 use crate::services::sync::Coordinator;
 use leptos::prelude::*;
 
+/// Starts the shell's service ([`Shell::start`]) and shows its status.
 #[component]
 pub fn ShellStatus() -> impl IntoView {
-    let shell = expect_context::<Shell>();
+    let shell = Shell::start();
     let offline_ready = shell.offline_ready();
     let update_waiting = shell.update_waiting();
     let persistence = shell.persistence();

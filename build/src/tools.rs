@@ -47,6 +47,7 @@ pub(crate) fn cargo_build(
         .args(["build", "--target", "wasm32-unknown-unknown", "--offline"])
         .args(["--profile", profile.cargo_profile()])
         .args(["-p", package, "--bin", bin])
+        .args(source_path_remaps(profile))
         .arg("--message-format=json-render-diagnostics")
         .stdout(Stdio::piped())
         .spawn()
@@ -64,6 +65,36 @@ pub(crate) fn cargo_build(
         return Err(tool_error("cargo", format!("building {package} {status}")));
     }
     wasm.ok_or_else(|| tool_error("cargo", format!("reported no wasm for {bin}")))
+}
+
+/// In release builds, `--config` for rustc to write the registry's sources into
+/// panic locations as `crate-version/src/file.rs`, without the directories of the
+/// machine that built them (docs/performance.md, "Still in the main module"). Only
+/// the release profile: the dev one is shared with `cargo test`, which would rebuild
+/// everything whenever the two disagree. A `RUSTFLAGS` of the caller's replaces it.
+fn source_path_remaps(profile: Profile) -> Vec<String> {
+    if profile == Profile::Debug {
+        return Vec::new();
+    }
+    let cargo_home = std::env::var_os("CARGO_HOME")
+        .map(PathBuf::from)
+        .or_else(|| std::env::var_os("HOME").map(|home| Path::new(&home).join(".cargo")));
+    let indexes = cargo_home.and_then(|home| std::fs::read_dir(home.join("registry/src")).ok());
+    let flags: Vec<String> = indexes
+        .into_iter()
+        .flatten()
+        .flatten()
+        .map(|index| format!("--remap-path-prefix={}/=", index.path().display()))
+        .collect();
+    if flags.is_empty() {
+        return Vec::new();
+    }
+    // A JSON array of strings is a TOML array.
+    let rustflags = serde_json::to_string(&flags).expect("strings serialise");
+    vec![
+        "--config".to_owned(),
+        format!("build.rustflags={rustflags}"),
+    ]
 }
 
 /// The `.wasm` file of binary `bin` if `line` is cargo's message that built it.

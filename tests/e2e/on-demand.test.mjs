@@ -2,8 +2,9 @@
 // module has arrived, and opens as the player's settings say; the panels below the
 // game load once they come into view; each
 // module loads when first needed, offline too (from the
-// precache); a module whose load fails is tried again and the game plays on, and a
-// text pasted while its reader cannot be fetched is kept.
+// precache); a module whose load fails is tried again and the game plays on (the
+// offline status's too, which registers the worker), and a text pasted while its
+// reader cannot be fetched is kept.
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import { PRACTICE_MODULE, launchBrowser, openControlled, refuseFirst, startServer } from './harness.mjs';
@@ -77,7 +78,7 @@ test('the first keystroke is accepted before any on-demand module has loaded', a
 /** The corpus a request is for, if it is one of the game's: `words.txt`, `zh.json`... */
 const corpusOf = (url) => url.match(/\/texts\/(words\.txt|quotes\.json|zh\.json)$/)?.[1];
 
-test('the panels, the result screen and the passages wait for the game to be drawn', async () => {
+test('the panels, the result screen, the passages and the offline status wait for the game to be drawn', async () => {
   const context = await browser.newContext({ serviceWorkers: 'block' });
   const page = await context.newPage();
   // The texts are held, so the game shows its loading state and is not drawn.
@@ -100,7 +101,7 @@ test('the panels, the result screen and the passages wait for the game to be dra
   // A second of the wasm running with the game undrawn: the panels were asked for in
   // the first tasks after the mount before they waited for it.
   await page.waitForTimeout(1_000);
-  const waiting = ['panels', 'result', 'passages'];
+  const waiting = ['panels', 'result', 'passages', 'shell'];
   assert.deepEqual(
     asked.filter((name) => waiting.includes(name)),
     [],
@@ -207,12 +208,12 @@ test('each on-demand module loads when first needed, offline too, from the preca
   await typingFocused(page);
   await page.keyboard.type('On demand.', { delay: 120 });
   await page.getByTestId('result').waitFor({ timeout: 30_000 });
-  for (const name of ['panels', 'practice', 'loader', 'result', 'passages']) {
+  for (const name of ['panels', 'practice', 'loader', 'result', 'passages', 'shell']) {
     assert.ok(loaded.includes(name), `${name} loaded; loaded: ${loaded}`);
     assert.ok(fromWorker.includes(name), `${name} came from the precache; from it: ${fromWorker}`);
   }
   // One reader for both passage corpora.
-  for (const name of ['panels', 'practice', 'result', 'passages']) {
+  for (const name of ['panels', 'practice', 'result', 'passages', 'shell']) {
     assert.equal(loaded.filter((n) => n === name).length, 1, `${name} loaded once`);
   }
   await context.close();
@@ -265,6 +266,26 @@ test('a module whose load fails is tried again, and the game plays on meanwhile'
   await page.getByTestId('practice-english').waitFor({ timeout: 30_000 });
   assert.equal(refused(), 2);
   assert.equal(await error.count(), 0, 'the error line is gone once the module is in');
+  await context.close();
+});
+
+test('the offline status, whose module registers the worker, is tried again when its load fails', async () => {
+  const context = await browser.newContext();
+  const page = await context.newPage();
+  // A first visit: no worker yet to serve the module, so the refusal reaches the page.
+  const refused = await refuseFirst(page, /\/keydo-lazy-split_shell-[0-9a-f]{16}\.wasm$/, 1);
+  await page.goto(server.origin);
+  await typingFocused(page);
+  const error = page
+    .getByTestId('on-demand-error')
+    .filter({ hasText: 'The offline status could not be loaded; trying again.' });
+  await error.waitFor({ timeout: 10_000 });
+  await typePromptStart(page, 3);
+  await page.getByText('Ready to play offline').waitFor({ timeout: 30_000 });
+  assert.equal(refused(), 1);
+  assert.equal(await error.count(), 0, 'the error line is gone once the module is in');
+  const scope = await page.evaluate(async () => (await navigator.serviceWorker.getRegistration())?.scope);
+  assert.equal(scope, server.origin + '/');
   await context.close();
 });
 

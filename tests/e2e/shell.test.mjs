@@ -4,7 +4,7 @@
 // bytes are not the build's, and Chrome finds the app installable. The first load
 // paints the page's frame from the HTML and moves nothing, and the worker waits for it.
 import assert from 'node:assert/strict';
-import { appendFileSync, readFileSync, rmSync } from 'node:fs';
+import { appendFileSync, readFileSync, readdirSync, rmSync } from 'node:fs';
 import { createServer, request as httpRequest } from 'node:http';
 import { join } from 'node:path';
 import { execFileSync } from 'node:child_process';
@@ -231,6 +231,24 @@ describe('offline shell', () => {
     assert.deepEqual(apiUrls, []);
   });
 
+});
+
+test("the page's wasm names its dependencies' sources without the build machine's directories", () => {
+  // The modules the build step makes; the worker's is Trunk's, which passes cargo no
+  // rustflags (docs/performance.md, "Still in the main module").
+  const modules = readdirSync(DIST).filter(
+    (name) => name.endsWith('.wasm') && !name.startsWith('keydo_worker'),
+  );
+  assert.ok(modules.length > 2, 'the main module, its on-demand modules and the flush module');
+  let located = 0;
+  for (const name of modules) {
+    const bytes = readFileSync(join(DIST, name)).toString('latin1');
+    assert.ok(!bytes.includes('/registry/src/'), `${name} names no cargo registry directory`);
+    assert.ok(!bytes.includes(ROOT), `${name} names no checkout directory`);
+    // Panic locations stay, relative: `crate-1.2.3/src/file.rs`.
+    if (/[a-z_-]+-\d+\.\d+\.\d+\/src\/[a-z_/]+\.rs/.test(bytes)) located += 1;
+  }
+  assert.ok(located > 0, "some module names a dependency's source file");
 });
 
 test('Chrome finds the app installable', async () => {

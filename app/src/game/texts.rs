@@ -34,12 +34,16 @@ pub struct Assignment {
 }
 
 /// The three corpora, each loading (`None`), loaded or failed.
+///
+/// Each is a signal its fetch sets once, not a `LocalResource`: a corpus is fetched
+/// once and never again, and the resource's code would be the main module's only use
+/// of it (docs/performance.md, "Still in the main module").
 #[derive(Clone, Copy)]
 pub struct Corpora {
-    words: LocalResource<Result<WordList, LoadError>>,
-    /// `None` until wanted.
-    quotes: LocalResource<Option<Result<Passages, LoadError>>>,
-    zh: LocalResource<Option<Result<Passages, LoadError>>>,
+    words: RwSignal<Option<Result<WordList, LoadError>>>,
+    /// `None` until wanted and fetched.
+    quotes: RwSignal<Option<Result<Passages, LoadError>>>,
+    zh: RwSignal<Option<Result<Passages, LoadError>>>,
 }
 
 impl Corpora {
@@ -50,21 +54,23 @@ impl Corpora {
 
     /// Starts fetching the word list, and the passages once `wanted` is first true.
     pub fn load_passages_when(wanted: Signal<bool>) -> Corpora {
-        // Latched: once fetched, a passage corpus is never fetched again.
-        let wanted = Memo::new(move |was: Option<&bool>| was == Some(&true) || wanted.get());
         let passages = move |file| {
-            LocalResource::new(move || {
-                let wanted = wanted.get();
-                async move {
-                    match wanted {
-                        true => Some(load_passages(file).await),
-                        false => None,
-                    }
+            let loaded = RwSignal::new(None);
+            // Its value is whether the fetch has started: once it has, the effect
+            // reads no signal and never runs again.
+            Effect::new(move |started: Option<bool>| {
+                if started == Some(true) || !wanted.get() {
+                    return started == Some(true);
                 }
-            })
+                set_when_loaded(loaded, load_passages(file));
+                true
+            });
+            loaded
         };
+        let words = RwSignal::new(None);
+        set_when_loaded(words, load("words.txt", WordList::parse));
         Corpora {
-            words: LocalResource::new(|| load("words.txt", WordList::parse)),
+            words,
             quotes: passages("quotes.json"),
             zh: passages("zh.json"),
         }
@@ -91,8 +97,8 @@ impl Corpora {
         };
         Some(match mode {
             Mode::Time | Mode::Words => self.words.get()?.map(|w| words_game(&w)),
-            Mode::Quote => self.quotes.get().flatten()?.map(|p| passage_game(&p)),
-            Mode::Zh => self.zh.get().flatten()?.map(|p| passage_game(&p)),
+            Mode::Quote => self.quotes.get()?.map(|p| passage_game(&p)),
+            Mode::Zh => self.zh.get()?.map(|p| passage_game(&p)),
         })
     }
 
@@ -151,8 +157,8 @@ impl Corpora {
     /// word modes, whose prompts come from the word list.
     pub fn passages(&self, mode: Mode) -> Option<Result<Passages, LoadError>> {
         match mode {
-            Mode::Quote => self.quotes.get().flatten(),
-            Mode::Zh => self.zh.get().flatten(),
+            Mode::Quote => self.quotes.get(),
+            Mode::Zh => self.zh.get(),
             Mode::Time | Mode::Words => None,
         }
     }
@@ -163,11 +169,7 @@ impl Corpora {
     /// (core's `Corpora::prompt`), once all three corpora are there (reactive): what a
     /// board entry's replay plays its log on.
     pub fn prompt(&self, mode: Mode, id: &PromptId) -> Option<Result<Prompt, String>> {
-        let (words, quotes, zh) = (
-            self.words.get()?,
-            self.quotes.get().flatten()?,
-            self.zh.get().flatten()?,
-        );
+        let (words, quotes, zh) = (self.words.get()?, self.quotes.get()?, self.zh.get()?);
         let all = (|| {
             Ok(corpora::Corpora {
                 words: words?,
@@ -180,6 +182,17 @@ impl Corpora {
                 .and_then(|all| all.prompt(mode, id).map_err(|error| error.to_string())),
         )
     }
+}
+
+/// Sets `corpus` to what `loading` gives, once it is in (unless the game that asked
+/// for it is gone).
+fn set_when_loaded<T: Send + Sync + 'static>(
+    corpus: RwSignal<Option<T>>,
+    loading: impl Future<Output = T> + 'static,
+) {
+    leptos::task::spawn_local(async move {
+        corpus.try_set(Some(loading.await));
+    });
 }
 
 /// Fetches `/texts/<file>` and reads it in the `passages` module, tried again until

@@ -1,7 +1,6 @@
 //! The reads of the browser database (IndexedDB `keydo`, through `keydo-storage`)
-//! that more than one service shares: what the sync status shows of the outbox, and
-//! the save's credentials the page's own API calls send; and the word tests' chosen
-//! options (docs/scoring.md, "Options").
+//! that more than one service shares: the save's credentials the page's own API
+//! calls send, and the word tests' chosen options (docs/scoring.md, "Options").
 //!
 //! Every read opens its own connection, which closes when it is dropped at the end
 //! of the read, so no open connection holds up a schema upgrade.
@@ -9,13 +8,7 @@
 use keydo_core::Mode;
 use keydo_core::api::Credentials;
 use keydo_core::game::options::TestOptions;
-use keydo_storage::{Db, StorageError, SyncStatus};
-
-/// What the sync status shows: the outbox, sendable and blocked, with the results
-/// the server holds for review and the codes it gave delivered results.
-pub async fn sync_status() -> Result<SyncStatus, StorageError> {
-    Db::open().await?.sync_status().await
-}
+use keydo_storage::{Db, StorageError};
 
 /// The server save's credentials, if the sync has created one and the database can
 /// be read.

@@ -31,9 +31,10 @@ use gloo_events::EventListener;
 use leptos::prelude::*;
 use web_sys::VisibilityState;
 
-/// Starts every service and provides [`sync::Coordinator`], [`records::Records`],
-/// [`practice::PracticeService`], [`profile::ProfileService`] and [`shell::Shell`] to
-/// the components below.
+/// Starts every service the game uses and provides [`sync::Coordinator`],
+/// [`records::Records`], [`practice::PracticeService`] and [`profile::ProfileService`]
+/// to the components below. [`shell::Shell`] is started by the shell's status, in a
+/// module loaded once the game is drawn (docs/performance.md, "What loads first").
 pub fn provide() {
     let coordinator = sync::Coordinator::start();
     provide_context(coordinator);
@@ -41,7 +42,6 @@ pub fn provide() {
     provide_context(practice);
     provide_context(records::Records::start(coordinator, practice));
     provide_context(profile::ProfileService::start(coordinator));
-    provide_context(shell::Shell::start());
 }
 
 /// Calls `on_visible` whenever the page becomes visible again, for as long as the

@@ -61,7 +61,7 @@ impl Persistence {
     }
 }
 
-/// A handle to the shell's state, provided in Leptos context.
+/// A handle to the shell's state, held by the shell's status.
 #[derive(Clone, Copy)]
 pub struct Shell {
     offline_ready: RwSignal<bool>,

@@ -14,7 +14,6 @@
 //! [`Coordinator`] is a copyable handle to this state, provided in Leptos context; it
 //! publishes what the sync status shows as a [`SyncView`] signal.
 
-use super::db;
 use super::sync_engine::{self, SyncFailure};
 use keydo_core::Mode;
 use keydo_core::sync::backoff::timer_delay_ms;
@@ -97,7 +96,10 @@ impl Coordinator {
         on_cleanup(move || on_online.remove());
         // Kept, and dropped (removed), with the owner that started the coordinator.
         StoredValue::new_local(super::when_visible(move || coordinator.trigger()));
-        coordinator.request(FlushKind::Reconnect);
+        // No recount first, unlike later triggers: the flush counts the outbox when it
+        // ends, so the sync module is fetched once the trigger window has passed,
+        // not beside the page's first requests.
+        coordinator.schedule(FlushKind::Reconnect, COALESCE_WINDOW_MS);
         coordinator
     }
 
@@ -236,7 +238,8 @@ impl Coordinator {
     /// the page nothing else: that bumps `delivered` too. Returns whether it did.
     async fn reread(self) -> bool {
         let view = self.view;
-        let Ok(status) = db::sync_status().await else {
+        // Read in the sync module: a count only the panels and the result show.
+        let Ok(status) = sync_engine::sync_status().await else {
             return false;
         };
         let outbox = status.outbox;

@@ -7,7 +7,7 @@ use keydo_core::api::SaveCreated;
 use keydo_core::profile::ProfileQueue;
 use keydo_core::sync::coalesce::FlushKind;
 use keydo_core::sync::outbox::OutboxEntry;
-use keydo_storage::Db;
+use keydo_storage::{Db, SyncStatus};
 use keydo_sync::{FlushReport, SyncError};
 use std::future::Future;
 use std::pin::Pin;
@@ -62,6 +62,13 @@ pub async fn profile_queue() -> Result<ProfileQueue, SyncFailure> {
     run(load_profile_queue().await?).await
 }
 
+/// What the sync status shows of the outbox (`Db::sync_status`), read in this
+/// module: the main module writes the outbox and never reads it whole
+/// (docs/performance.md, "What loads first").
+pub async fn sync_status() -> Result<SyncStatus, SyncFailure> {
+    run(load_sync_status().await?).await
+}
+
 /// Asks the server for the profile (`keydo_sync::refresh_profile`).
 pub async fn refresh_profile() -> Result<Option<ProfileQueue>, SyncFailure> {
     run(load_refresh().await?).await
@@ -89,6 +96,11 @@ fn load_adopt(save: SaveCreated) -> Result<Running<usize>, SyncFailure> {
 #[wasm_split(sync, fallible)]
 fn load_profile_queue() -> Result<Running<ProfileQueue>, SyncFailure> {
     Ok(Box::pin(async { Db::open().await?.profile_queue().await }))
+}
+
+#[wasm_split(sync, fallible)]
+fn load_sync_status() -> Result<Running<SyncStatus>, SyncFailure> {
+    Ok(Box::pin(async { Db::open().await?.sync_status().await }))
 }
 
 #[wasm_split(sync, fallible)]
