@@ -10,6 +10,7 @@
 //!   linking this device to the player's other one;
 //! - [`sync`]: the coordinator that decides when `keydo-sync` flushes the outbox;
 //! - [`sync_engine`]: `keydo-sync`'s flushes, loaded on demand;
+//! - [`sync_view`]: what the sync status shows of the outbox;
 //! - [`shell`]: the service worker (registration, updates) and persistent storage;
 //! - [`texts`]: the text corpora the prompts are made from;
 //! - [`practice`]: the practice course (fetched on demand) and the per-unit
@@ -25,6 +26,7 @@ pub mod records;
 pub mod shell;
 pub mod sync;
 pub mod sync_engine;
+pub mod sync_view;
 pub mod texts;
 
 use gloo_events::EventListener;

@@ -15,14 +15,11 @@
 //! publishes what the sync status shows as a [`SyncView`] signal.
 
 use super::sync_engine::{self, SyncFailure};
-use keydo_core::Mode;
+pub use super::sync_view::{BlockedResult, SyncView};
 use keydo_core::sync::backoff::timer_delay_ms;
-use keydo_core::sync::classify::ErrorCode;
 use keydo_core::sync::coalesce::{CHANGE_WINDOW_MS, COALESCE_WINDOW_MS, Coalescer, FlushKind};
-use keydo_storage::{HeldResult, VerifiedResult};
 use leptos::prelude::*;
 use leptos::task::spawn_local;
-use std::collections::HashSet;
 use std::time::Duration;
 use uuid::Uuid;
 use wasm_bindgen::JsCast;
@@ -33,33 +30,6 @@ const MODULE_RETRY_MS: u64 = 5_000;
 
 /// The Background Sync tag the service worker listens for.
 const SYNC_TAG: &str = "flush-outbox";
-
-/// What the sync status shows.
-#[derive(Debug, Clone, Default, PartialEq)]
-pub struct SyncView {
-    /// The outbox has been read: until then `pending` is not known, and nothing may
-    /// claim that every score is on the boards.
-    pub read: bool,
-    /// Results waiting to reach the server, blocked ones included.
-    pub pending: usize,
-    /// Why the last attempt failed, as a stable code.
-    pub last_error: Option<ErrorCode>,
-    /// Results the API refused: only Retry sends them again; the player may discard them.
-    pub blocked: Vec<BlockedResult>,
-    /// Results the server accepted but holds for review before the public boards.
-    pub held: Vec<HeldResult>,
-    /// The codes the server gave delivered results (the 成绩 line's 验证), newest first.
-    pub verified: Vec<VerifiedResult>,
-}
-
-#[derive(Debug, Clone, PartialEq)]
-pub struct BlockedResult {
-    pub score_id: Uuid,
-    pub mode: Mode,
-    pub value: i64,
-    /// Why the server refused it; absent only in entries written by an older version.
-    pub code: Option<ErrorCode>,
-}
 
 /// The coordinator's state.
 #[derive(Default)]
@@ -237,41 +207,12 @@ impl Coordinator {
     /// means some were delivered, by this page or by the service worker, which tells
     /// the page nothing else: that bumps `delivered` too. Returns whether it did.
     async fn reread(self) -> bool {
-        let view = self.view;
-        // Read in the sync module: a count only the panels and the result show.
-        let Ok(status) = sync_engine::sync_status().await else {
+        let Ok(read) = sync_engine::sync_view().await else {
             return false;
         };
-        let outbox = status.outbox;
-        let last_error = outbox
-            .iter()
-            .filter(|e| !e.sync.blocked)
-            .find_map(|e| e.sync.last_error.clone());
-        let blocked = outbox
-            .iter()
-            .filter(|e| e.sync.blocked)
-            .map(|e| BlockedResult {
-                score_id: e.score_id,
-                mode: e.mode,
-                value: e.value,
-                code: e.sync.last_error.clone(),
-            })
-            .collect();
-        // A game waits once however many of its boards it waits for.
-        let pending = outbox
-            .iter()
-            .map(|e| e.score_id)
-            .collect::<HashSet<_>>()
-            .len();
-        let before = view.try_get_untracked().map(|shown| shown.pending);
-        view.try_set(SyncView {
-            read: true,
-            pending,
-            last_error,
-            blocked,
-            held: status.held,
-            verified: status.verified,
-        });
+        let pending = read.pending;
+        let before = self.view.try_get_untracked().map(|shown| shown.pending);
+        self.view.try_set(read);
         let fewer_pending = before.is_some_and(|before| pending < before);
         if fewer_pending {
             self.delivered.try_update(|n| *n += 1);

@@ -3,11 +3,12 @@
 //! `sync` module, fetched on its first call (from the precache when offline); a
 //! failed load is [`SyncFailure::NotLoaded`] and the next call tries again.
 
+use super::sync_view::SyncView;
 use keydo_core::api::SaveCreated;
 use keydo_core::profile::ProfileQueue;
 use keydo_core::sync::coalesce::FlushKind;
 use keydo_core::sync::outbox::OutboxEntry;
-use keydo_storage::{Db, SyncStatus};
+use keydo_storage::Db;
 use keydo_sync::{FlushReport, SyncError};
 use std::future::Future;
 use std::pin::Pin;
@@ -62,11 +63,11 @@ pub async fn profile_queue() -> Result<ProfileQueue, SyncFailure> {
     run(load_profile_queue().await?).await
 }
 
-/// What the sync status shows of the outbox (`Db::sync_status`), read in this
-/// module: the main module writes the outbox and never reads it whole
+/// What the sync status shows of the outbox (`Db::sync_status`), read and counted in
+/// this module: the main module writes the outbox and never reads it whole
 /// (docs/performance.md, "What loads first").
-pub async fn sync_status() -> Result<SyncStatus, SyncFailure> {
-    run(load_sync_status().await?).await
+pub async fn sync_view() -> Result<SyncView, SyncFailure> {
+    run(load_sync_view().await?).await
 }
 
 /// Asks the server for the profile (`keydo_sync::refresh_profile`).
@@ -99,8 +100,10 @@ fn load_profile_queue() -> Result<Running<ProfileQueue>, SyncFailure> {
 }
 
 #[wasm_split(sync, fallible)]
-fn load_sync_status() -> Result<Running<SyncStatus>, SyncFailure> {
-    Ok(Box::pin(async { Db::open().await?.sync_status().await }))
+fn load_sync_view() -> Result<Running<SyncView>, SyncFailure> {
+    Ok(Box::pin(async {
+        Ok(SyncView::of(Db::open().await?.sync_status().await?))
+    }))
 }
 
 #[wasm_split(sync, fallible)]
