@@ -112,7 +112,7 @@ where
     F: Future<Output = Result<AnyView, SplitLoaderError>> + 'static,
 {
     let (failures, set_failures) = signal(0_u32);
-    let attempt = move || {
+    move || {
         let failed = failures.get();
         let loaded = load();
         // The module's future is the page's only (single-threaded wasm); Suspend
@@ -133,8 +133,7 @@ where
                 }
             }
         }))
-    };
-    attempt
+    }
 }
 
 #[cfg(test)]
