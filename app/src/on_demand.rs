@@ -118,7 +118,7 @@ where
         // The module's future is the page's only (single-threaded wasm); Suspend
         // asks for Send. No `<Suspense>` around it: a `Suspend` alone draws nothing
         // until its future is ready, all this needs, and Suspense's code stays out
-        // of the main module (docs/performance.md, "Still in the main module").
+        // of the main module (docs/performance.md, "What loads first").
         Suspend::new(SendWrapper::new(async move {
             match loaded.await {
                 Ok(view) => view,

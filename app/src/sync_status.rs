@@ -3,7 +3,8 @@
 //! the Retry button while something is pending (it sends refused results again too).
 
 use crate::services::records::Records;
-use crate::services::sync::{BlockedResult, Coordinator};
+use crate::services::sync::Coordinator;
+use crate::services::sync_view::BlockedResult;
 use crate::wording;
 use keydo_storage::HeldResult;
 use leptos::prelude::*;

@@ -69,7 +69,7 @@ pub(crate) fn cargo_build(
 
 /// In release builds, `--config` for rustc to write the registry's sources into
 /// panic locations as `crate-version/src/file.rs`, without the directories of the
-/// machine that built them (docs/performance.md, "Still in the main module"). Only
+/// machine that built them (docs/performance.md, "What loads first"). Only
 /// the release profile: the dev one is shared with `cargo test`, which would rebuild
 /// everything whenever the two disagree. A `RUSTFLAGS` of the caller's replaces it.
 fn source_path_remaps(profile: Profile) -> Vec<String> {

@@ -235,7 +235,7 @@ describe('offline shell', () => {
 
 test("the page's wasm names its dependencies' sources without the build machine's directories", () => {
   // The modules the build step makes; the worker's is Trunk's, which passes cargo no
-  // rustflags (docs/performance.md, "Still in the main module").
+  // rustflags (docs/performance.md, "What loads first").
   const modules = readdirSync(DIST).filter(
     (name) => name.endsWith('.wasm') && !name.startsWith('keydo_worker'),
   );

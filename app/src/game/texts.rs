@@ -37,7 +37,7 @@ pub struct Assignment {
 ///
 /// Each is a signal its fetch sets once, not a `LocalResource`: a corpus is fetched
 /// once and never again, and the resource's code would be the main module's only use
-/// of it (docs/performance.md, "Still in the main module").
+/// of it (docs/performance.md, "What loads first").
 #[derive(Clone, Copy)]
 pub struct Corpora {
     words: RwSignal<Option<Result<WordList, LoadError>>>,

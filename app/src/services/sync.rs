@@ -15,7 +15,7 @@
 //! publishes what the sync status shows as a [`SyncView`] signal.
 
 use super::sync_engine::{self, SyncFailure};
-pub use super::sync_view::{BlockedResult, SyncView};
+use super::sync_view::SyncView;
 use keydo_core::sync::backoff::timer_delay_ms;
 use keydo_core::sync::coalesce::{CHANGE_WINDOW_MS, COALESCE_WINDOW_MS, Coalescer, FlushKind};
 use leptos::prelude::*;
