@@ -14,7 +14,7 @@
 
 use crate::BuildError;
 use crate::manifest::{read, write};
-use crate::tools::{self, Profile, run, tool_error};
+use crate::tools::{self, Profile, Script, run, tool_error};
 use sha2::{Digest, Sha256};
 use std::path::Path;
 use std::process::Command;
@@ -81,7 +81,7 @@ pub fn build(out_dir: &Path, profile: Profile) -> Result<(), BuildError> {
             let rewritten = rewrite(&file.name, &file.bytes, &renames)?;
             scripts.push_str(&String::from_utf8_lossy(&rewritten));
             // After the renames, which match wasm-bindgen's spelling of an import.
-            tools::minify_js(profile, &file.name, rewritten)?
+            tools::minify_js(profile, &file.name, rewritten, Script::Module)?
         } else {
             file.bytes.clone()
         };

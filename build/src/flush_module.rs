@@ -10,7 +10,8 @@
 //! are the versions it pins, and these are the ones used here.
 
 use crate::BuildError;
-use crate::tools::{self, Profile, copy, run};
+use crate::manifest::{read, write};
+use crate::tools::{self, Profile, Script, run};
 use crate::worker_files::{FLUSH, WorkerModule};
 use std::path::Path;
 use std::process::Command;
@@ -23,7 +24,11 @@ pub fn build(out_dir: &Path, profile: Profile) -> Result<(), BuildError> {
         .args(wasm_bindgen_args(&FLUSH, &bindgen_dir))
         .arg(&wasm))?;
     let glue = format!("{}.js", FLUSH.bin);
-    copy(&bindgen_dir.join(&glue), &out_dir.join(&glue))?;
+    let script = read(&bindgen_dir.join(&glue))?;
+    write(
+        &out_dir.join(&glue),
+        &tools::minify_js(profile, &glue, script, Script::Classic)?,
+    )?;
     let wasm_name = format!("{}_bg.wasm", FLUSH.bin);
     let (bound, output) = (bindgen_dir.join(&wasm_name), out_dir.join(&wasm_name));
     tools::optimize(profile, &bound, &output)

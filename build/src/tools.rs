@@ -152,8 +152,18 @@ pub(crate) fn optimize(profile: Profile, bound: &Path, output: &Path) -> Result<
     }
 }
 
-/// terser's settings for the page's glue: ES modules, whose exports keep their names.
-const TERSER_ARGS: [&str; 3] = ["--module", "--compress", "--mangle"];
+/// How terser reads a script.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Script {
+    /// An ES module (the page's glue): its exports keep their names.
+    Module,
+    /// A classic script (the flush module's glue for the worker): its top-level
+    /// names are globals the worker's other scripts use, and keep their names.
+    Classic,
+}
+
+/// terser's settings for both kinds; `--module` only for modules.
+const TERSER_ARGS: [&str; 2] = ["--compress", "--mangle"];
 
 /// `script` minified with terser (release), as Trunk minifies the scripts it writes;
 /// unchanged in debug builds.
@@ -161,11 +171,13 @@ pub(crate) fn minify_js(
     profile: Profile,
     name: &str,
     script: Vec<u8>,
+    kind: Script,
 ) -> Result<Vec<u8>, BuildError> {
     if profile == Profile::Debug {
         return Ok(script);
     }
     let mut child = Command::new("terser")
+        .args((kind == Script::Module).then_some("--module"))
         .args(TERSER_ARGS)
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
@@ -230,8 +242,8 @@ export function initialise(moduleOrPath) {
     return lazy(longLocalName);
 }
 "#;
-        let minified = minify_js(Profile::Release, "glue.js", glue.to_vec()).unwrap();
-        let minified = String::from_utf8(minified).unwrap();
+        let minified = minify_js(Profile::Release, "glue.js", glue.to_vec(), Script::Module);
+        let minified = String::from_utf8(minified.unwrap()).unwrap();
         assert!(minified.len() < glue.len(), "{minified}");
         assert!(!minified.contains("longLocalName"), "{minified}");
         assert!(
@@ -242,7 +254,25 @@ export function initialise(moduleOrPath) {
             minified.contains(r#"from"./keydo-lazy-0123456789abcdef.js""#),
             "{minified}"
         );
-        let debug = minify_js(Profile::Debug, "glue.js", glue.to_vec()).unwrap();
-        assert_eq!(debug, glue);
+        let debug = minify_js(Profile::Debug, "glue.js", glue.to_vec(), Script::Module);
+        assert_eq!(debug.unwrap(), glue);
+    }
+
+    /// A classic script's global survives: the worker reads the flush glue's
+    /// `keydo_flush` by name.
+    #[test]
+    fn minified_classic_glue_keeps_its_global() {
+        let glue = br#"let keydo_flush = (function(exports) {
+    function flush(longArgumentName) { return longArgumentName + 1; }
+    exports.flush = flush;
+    return exports;
+})({});
+"#;
+        let minified = minify_js(Profile::Release, "flush.js", glue.to_vec(), Script::Classic);
+        let minified = String::from_utf8(minified.unwrap()).unwrap();
+        assert!(minified.len() < glue.len(), "{minified}");
+        assert!(!minified.contains("longArgumentName"), "{minified}");
+        assert!(minified.starts_with("let keydo_flush="), "{minified}");
+        assert!(minified.contains(".flush="), "{minified}");
     }
 }
