@@ -2,8 +2,8 @@
 //! leaves the page's memory goes through here:
 //! - [`records`]: finished games recorded in the browser database (IndexedDB `keydo`,
 //!   through `keydo-storage`), and the personal bests;
-//! - [`db`]: the database reads the other services share: the outbox and held
-//!   results the sync status shows, the save's credentials;
+//! - [`db`]: the database reads the other services share: the save's credentials,
+//!   the word tests' chosen options;
 //! - [`api`]: every `/api` call the page makes itself (the leaderboards, the
 //!   devices), through `keydo-sync`'s one HTTP client, and their failures in words;
 //! - [`profile`]: the name and settings, changed through the operation outbox, and
@@ -11,7 +11,8 @@
 //! - [`sync`]: the coordinator that decides when `keydo-sync` flushes the outbox;
 //! - [`sync_engine`]: `keydo-sync`'s flushes, loaded on demand;
 //! - [`sync_view`]: what the sync status shows of the outbox;
-//! - [`shell`]: the service worker (registration, updates) and persistent storage;
+//! - [`shell`]: the service worker (registration, updates) and persistent storage,
+//!   started by the offline status in a module loaded once the game is drawn;
 //! - [`texts`]: the text corpora the prompts are made from;
 //! - [`practice`]: the practice course (fetched on demand) and the per-unit
 //!   statistics in the browser database.
