@@ -4,6 +4,8 @@
 Standard library only, so anyone can regenerate them: `python3 scripts/make-icons.py`.
 Sizes follow what browsers ask of an installable app: 192 and 512 (any), a
 maskable 512 whose artwork stays inside the 80 % safe zone, and a 180 apple-touch icon.
+The tab's icon is the same keycap drawn as an SVG (`colour_at`'s rectangles, scaled
+by 0.78 about the centre), inline in index.html so a first visit fetches no icon.
 """
 import os
 import struct

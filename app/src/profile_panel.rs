@@ -4,7 +4,8 @@
 //! applies at once, offline too, and reaches the player's other devices later.
 
 use crate::devices::{DevicesPanel, code_in_address};
-use crate::services::profile::{ProfileService, ProfileView};
+use crate::services::profile::ProfileService;
+use crate::services::profile_view::ProfileView;
 use crate::wording;
 use keydo_core::Mode;
 use keydo_core::profile::{

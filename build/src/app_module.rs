@@ -6,9 +6,10 @@
 //! cargo (linked with relocations, `app/build.rs`), `wasm_split_cli_support` to cut
 //! the wasm at those marks into the main module and one module per mark, the
 //! wasm-bindgen CLI on the main module, and in release builds wasm-opt on every
-//! module and terser on the scripts. Every file is named with one content hash of
-//! them all (they import each other, so no file's name can hash its own bytes
-//! alone), and `index.html`'s loader
+//! module and terser on the scripts. The split loader's script is joined to the main
+//! module's glue: one script to fetch, not two in a chain. Every file is named with
+//! one content hash of them all (the glue fetches the modules, which import the main
+//! module, so no file's name can hash its own bytes alone), and `index.html`'s loader
 //! gets the main module's names in place of [`GLUE_PLACEHOLDER`] and
 //! [`WASM_PLACEHOLDER`].
 
@@ -25,7 +26,8 @@ const BIN: &str = "keydo-app";
 /// The names `index.html`'s loader fetches, replaced by the built files' names.
 pub const GLUE_PLACEHOLDER: &str = "/keydo-app.js";
 pub const WASM_PLACEHOLDER: &str = "/keydo-app_bg.wasm";
-/// The name of the split loader's script before hashing: the main module imports it.
+/// The split loader's script, which the main module imports: the build joins it to
+/// the glue ([`joined`]); the wasm's import keeps its name.
 const LINK: &str = "keydo-lazy.js";
 /// Hex digits of the content hash in a file name, as Trunk's.
 const HASH_LEN: usize = 16;
@@ -59,16 +61,13 @@ pub fn build(out_dir: &Path, profile: Profile) -> Result<(), BuildError> {
         .args(["--out-name", BIN, "--out-dir"])
         .arg(&bindgen_dir)
         .arg(&main))?;
+    let glue = read(&bindgen_dir.join(format!("{BIN}.js")))?;
     let mut built = vec![
         Built {
             name: format!("{BIN}.js"),
-            bytes: read(&bindgen_dir.join(format!("{BIN}.js")))?,
+            bytes: joined(&glue, &read(&work.join(LINK))?)?.into_bytes(),
         },
         optimized(profile, &bindgen_dir.join(format!("{BIN}_bg.wasm")))?,
-        Built {
-            name: LINK.to_owned(),
-            bytes: read(&work.join(LINK))?,
-        },
     ];
     for module in &split.split_modules {
         built.push(optimized(profile, module)?);
@@ -98,6 +97,59 @@ pub fn build(out_dir: &Path, profile: Profile) -> Result<(), BuildError> {
     point_loader(out_dir, &hash)
 }
 
+/// The glue with the split loader's script in it: the glue's imports of the loader
+/// give way to an object of the loader's exports, and the loader's import of the glue
+/// to the glue's own `initSync`. A tool whose output changed shape fails the build.
+fn joined(glue: &[u8], link: &[u8]) -> Result<String, BuildError> {
+    let shape = |reason: &str| {
+        tool_error(
+            "wasm-split",
+            format!("cannot join {LINK} to the glue: {reason}"),
+        )
+    };
+    let (Ok(glue), Ok(link)) = (std::str::from_utf8(glue), std::str::from_utf8(link)) else {
+        return Err(shape("not UTF-8"));
+    };
+    let import_suffix = format!(" from \"./{LINK}\"");
+    let glue_import = format!("import {{ initSync }} from \"{GLUE_PLACEHOLDER}\";");
+    let mut namespaces = Vec::new();
+    let mut exports = Vec::new();
+    let mut out = String::new();
+    for line in glue.lines() {
+        let namespace = line
+            .trim_end_matches(';')
+            .strip_prefix("import * as ")
+            .and_then(|rest| rest.strip_suffix(import_suffix.as_str()));
+        match namespace {
+            Some(namespace) => namespaces.push(namespace),
+            None => out.extend([line, "\n"]),
+        }
+    }
+    if namespaces.is_empty() || !link.lines().any(|line| line == glue_import) {
+        return Err(shape("they do not import each other as expected"));
+    }
+    for line in link.lines().filter(|line| *line != glue_import) {
+        let line = match line.strip_prefix("export const ") {
+            Some(rest) => {
+                exports.push(rest.split([' ', '=']).next().unwrap_or_default());
+                &line["export ".len()..]
+            }
+            None => line,
+        };
+        out.extend([line, "\n"]);
+    }
+    if exports.is_empty() || out.contains(&import_suffix) {
+        return Err(shape("the loader exports nothing, or is still imported"));
+    }
+    let namespaces: Vec<String> = namespaces.iter().map(|n| format!("{n} = split")).collect();
+    out.push_str(&format!(
+        "const split = {{ {} }}, {};\n",
+        exports.join(", "),
+        namespaces.join(", ")
+    ));
+    Ok(out)
+}
+
 /// `bound` through wasm-opt (release) into a file beside it, read back.
 fn optimized(profile: Profile, bound: &Path) -> Result<Built, BuildError> {
     let name = file_name(bound);
@@ -121,34 +173,21 @@ fn content_hash(built: &[Built]) -> String {
 }
 
 /// A built file's name in the output: `keydo-app-<hash>.js`, `keydo-app-<hash>_bg.wasm`,
-/// `keydo-lazy-<hash>.js`, and `keydo-lazy-<module>-<hash>.wasm` for a split module.
+/// and `keydo-lazy-<module>-<hash>.wasm` for a split module.
 fn hashed_name(name: &str, hash: &str) -> String {
     if name == format!("{BIN}.js") {
         format!("{BIN}-{hash}.js")
     } else if name == format!("{BIN}_bg.wasm") {
         format!("{BIN}-{hash}_bg.wasm")
-    } else if name == LINK {
-        format!("keydo-lazy-{hash}.js")
     } else {
         let stem = name.strip_suffix(".wasm").unwrap_or(name);
         format!("keydo-lazy-{stem}-{hash}.wasm")
     }
 }
 
-/// How the scripts import or fetch each other file, and the same with its hashed
-/// name: the glue imports the link script, which imports the glue and fetches each
-/// split module. Only the import and the fetch change: the wasm's own import of the
-/// link script keeps its name, which the glue's import object repeats.
+/// How the glue fetches each split module, and the same with its hashed name.
 fn renames(built: &[Built], hash: &str) -> Vec<(String, String)> {
-    let link = (
-        format!("from \"./{LINK}\""),
-        format!("from \"./{}\"", hashed_name(LINK, hash)),
-    );
-    let glue = (
-        format!("from \"{GLUE_PLACEHOLDER}\""),
-        format!("from \"./{}\"", hashed_name(&format!("{BIN}.js"), hash)),
-    );
-    let modules = built
+    built
         .iter()
         .filter(|file| file.name.ends_with(".wasm") && file.name != format!("{BIN}_bg.wasm"))
         .map(|file| {
@@ -156,8 +195,8 @@ fn renames(built: &[Built], hash: &str) -> Vec<(String, String)> {
                 format!("URL(\"./{}\"", file.name),
                 format!("URL(\"./{}\"", hashed_name(&file.name, hash)),
             )
-        });
-    [link, glue].into_iter().chain(modules).collect()
+        })
+        .collect()
 }
 
 /// A script with every name it uses replaced by the hashed one.
@@ -242,17 +281,29 @@ mod tests {
         }
     }
 
+    /// wasm-bindgen's glue and the split loader, each as it writes them (shortened).
+    const GLUE: &str = "import * as import1 from \"./keydo-lazy.js\"\n\
+                        import * as import2 from \"./keydo-lazy.js\"\n\
+                        function __wbg_get_imports() {\n\
+                        \x20 return { \"./keydo-lazy.js\": import1, \"./keydo-lazy.js\": import2 };\n\
+                        }\n\
+                        export { initSync, __wbg_init as default };";
+    const LOADER: &str = "import { initSync } from \"/keydo-app.js\";\n\
+                          function getSharedImports() { return initSync(undefined, undefined); }\n\
+                          export const __wasm_split_load_panels = makeLoad(() => {\n\
+                          \x20 const src = fetch(new URL(\"./split_panels.wasm\", import.meta.url));\n\
+                          });\n\
+                          export const __wasm_split_load_sync = makeLoad(() => {});";
+
     fn example() -> Vec<Built> {
         vec![
-            built(
-                "keydo-app.js",
-                "import * as l from \"./keydo-lazy.js\";\nimports = { \"./keydo-lazy.js\": l };",
-            ),
+            Built {
+                name: "keydo-app.js".to_owned(),
+                bytes: joined(GLUE.as_bytes(), LOADER.as_bytes())
+                    .unwrap()
+                    .into_bytes(),
+            },
             built("keydo-app_bg.wasm", "\0asm"),
-            built(
-                "keydo-lazy.js",
-                "import { initSync } from \"/keydo-app.js\";\nfetch(new URL(\"./split_panels.wasm\", import.meta.url));",
-            ),
             built("split_panels.wasm", "\0asm panels"),
         ]
     }
@@ -267,7 +318,6 @@ mod tests {
             [
                 format!("keydo-app-{hash}.js"),
                 format!("keydo-app-{hash}_bg.wasm"),
-                format!("keydo-lazy-{hash}.js"),
                 format!("keydo-lazy-split_panels-{hash}.wasm"),
             ]
         );
@@ -277,32 +327,48 @@ mod tests {
     fn one_changed_byte_in_any_module_renames_them_all() {
         let before = content_hash(&example());
         let mut changed = example();
-        changed[3].bytes.push(0);
+        changed[2].bytes.push(0);
         assert_ne!(before, content_hash(&changed));
     }
 
     #[test]
-    fn the_scripts_import_and_fetch_the_hashed_names() {
+    fn the_loader_joins_the_glue_which_imports_nothing_and_fetches_the_hashed_names() {
         let files = example();
         let hash = content_hash(&files);
         let renames = renames(&files, &hash);
         let glue = String::from_utf8(rewrite("g", &files[0].bytes, &renames).unwrap()).unwrap();
-        assert_eq!(
-            glue,
-            format!(
-                "import * as l from \"./keydo-lazy-{hash}.js\";\nimports = {{ \"./keydo-lazy.js\": l }};"
-            )
-        );
-        let link = String::from_utf8(rewrite("l", &files[2].bytes, &renames).unwrap()).unwrap();
+        assert!(!glue.contains("import "), "{glue}");
+        assert!(!glue.contains("export const"), "{glue}");
+        // The wasm's import of the loader is answered by the loader's exports...
+        assert!(glue.contains("\"./keydo-lazy.js\": import1"), "{glue}");
         assert!(
-            link.contains(&format!("from \"./keydo-app-{hash}.js\"")),
-            "{link}"
+            glue.ends_with(
+                "const split = { __wasm_split_load_panels, __wasm_split_load_sync }, \
+                 import1 = split, import2 = split;\n"
+            ),
+            "{glue}"
+        );
+        // ...which reach the glue's own `initSync` and fetch the hashed module.
+        assert!(
+            glue.contains("return initSync(undefined, undefined)"),
+            "{glue}"
         );
         assert!(
-            link.contains(&format!("\"./keydo-lazy-split_panels-{hash}.wasm\"")),
-            "{link}"
+            glue.contains(&format!("URL(\"./keydo-lazy-split_panels-{hash}.wasm\"")),
+            "{glue}"
         );
-        assert!(!link.contains("/keydo-app.js"), "{link}");
+        assert!(glue.contains("export { initSync, __wbg_init as default };"));
+    }
+
+    #[test]
+    fn a_glue_or_loader_of_another_shape_fails_the_build() {
+        let no_import = GLUE.replace("import * as", "// import * as");
+        let error = joined(no_import.as_bytes(), LOADER.as_bytes()).unwrap_err();
+        assert!(error.to_string().contains("cannot join"), "{error}");
+        let no_exports = LOADER.replace("export const", "const");
+        assert!(joined(GLUE.as_bytes(), no_exports.as_bytes()).is_err());
+        let other_glue_import = LOADER.replace("/keydo-app.js", "./keydo-app.js");
+        assert!(joined(GLUE.as_bytes(), other_glue_import.as_bytes()).is_err());
     }
 
     #[test]

@@ -2,6 +2,8 @@
 // write fails (injected: the browser refuses the write transaction, as when the
 // storage quota is used up) stays in the tab, is shown as "Not saved yet", guards the
 // tab against closing, and is saved and delivered once the database takes it again.
+// So does a game that ends while the result's module, which holds the write, cannot
+// be fetched (docs/performance.md, "What loads first").
 // And a browser that refuses persistent storage gets one dismissible note, once a
 // result waits to be sent.
 import assert from 'node:assert/strict';
@@ -110,6 +112,61 @@ test('a game whose write fails is kept in the tab, retried, then saved and deliv
     await page.close({ runBeforeUnload: true });
     await closed;
     assert.deepEqual(dialogs, []);
+  } finally {
+    await context.close();
+  }
+});
+
+test('a game that ends before the code that saves it is in is kept in the tab, then saved once it loads', async () => {
+  // No worker: every fetch of the result's module reaches the route below.
+  const context = await browser.newContext({ serviceWorkers: 'block' });
+  try {
+    const page = await context.newPage();
+    // The result's module (its screen, the durable write) cannot be fetched until
+    // `refusing` is lowered, as when the connection drops once the game is drawn.
+    let refusing = true;
+    let refused = 0;
+    await page.route(/\/keydo-lazy-split_result-[0-9a-f]{16}\.wasm$/, async (route) => {
+      if (refusing) {
+        refused += 1;
+        await route.abort('internetdisconnected');
+      } else {
+        await route.continue();
+      }
+    });
+    await page.goto(`${server.origin}/?seed=${seed}`);
+    await page.getByTestId('mode-quote').click();
+    const prompt = await page.getByTestId('prompt').textContent();
+    await page.getByTestId('input').focus();
+    for (const ch of prompt) {
+      await page.keyboard.type(ch);
+      await humanPause(PACE.fast.en);
+    }
+
+    // The game is over; its result lives in the tab only, and the tab says so.
+    await page
+      .getByTestId('on-demand-error')
+      .filter({ hasText: 'The result could not be loaded; trying again.' })
+      .waitFor({ timeout: 10_000 });
+    await page.getByTestId('unsaved').waitFor({ timeout: 10_000 });
+    assert.match(await page.getByTestId('unsaved').textContent(), /^1 result not saved yet/);
+    assert.deepEqual(await readOutbox(page), []);
+    const asked = page.waitForEvent('dialog');
+    await page.close({ runBeforeUnload: true });
+    const dialog = await asked;
+    assert.equal(dialog.type(), 'beforeunload');
+    await dialog.dismiss();
+
+    // The module can be fetched again: the next attempts show the result and save it.
+    const refusedWhileOut = refused;
+    assert.ok(refusedWhileOut >= 2, `refused ${refusedWhileOut} times`);
+    refusing = false;
+    await page.getByTestId('saved').waitFor({ timeout: 35_000 });
+    const value = Number(await page.getByTestId('result-value').getAttribute('data-value'));
+    assert.equal(await page.getByTestId('unsaved').count(), 0);
+    assert.equal(await page.getByTestId('best-quote').getAttribute('data-value'), String(value));
+    await eventually(async () => (await board(server.origin, 'quote')).includes(value));
+    await waitPending(page, 0);
   } finally {
     await context.close();
   }

@@ -40,7 +40,7 @@ use options::OptionsBar;
 pub use play::Finished;
 use play::{Loading, Play};
 pub use replay::{ReplayPlayer, replay_code};
-use result::{Recording, preload_result_screen, result_screen};
+use result::{Recording, result_screen};
 use source::Source;
 use std::time::Duration;
 pub use texts::Corpora;
@@ -133,14 +133,12 @@ pub fn Game() -> impl IntoView {
     });
     on_cleanup(move || on_escape.remove());
 
-    // The result screen is a module of its own (docs/performance.md, "What loads
-    // first"), fetched once the game is drawn so that it is in before a game ends.
+    // The result's module (its screen, the durable write, the bests' read) is
+    // fetched once the game is drawn, so that it is in before a game ends
+    // (docs/performance.md, "What loads first"): reading the bests fetches it.
     Effect::new(move || {
         if drawn.get() {
-            set_timeout(
-                || leptos::task::spawn_local(async { _ = preload_result_screen().await }),
-                Duration::ZERO,
-            );
+            set_timeout(move || records.read_bests(), Duration::ZERO);
         }
     });
     let on_next = Callback::new(move |()| next_game());

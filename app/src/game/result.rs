@@ -50,12 +50,6 @@ pub fn result_screen(
     Ok(view! { <ResultScreen finished saving on_restart=move || on_restart.run(())/> }.into_any())
 }
 
-/// Loads the result screen's module ahead of the first game's end.
-#[wasm_split(result, fallible)]
-pub fn preload_result_screen() -> Result<(), SplitLoaderError> {
-    Ok(())
-}
-
 /// Where recording the finished game stands: a signal that follows the write, or why
 /// the game is not recorded at all.
 pub type Recording = Result<ReadSignal<Saving>, Implausible>;

@@ -8,6 +8,7 @@
 //!   devices), through `keydo-sync`'s one HTTP client, and their failures in words;
 //! - [`profile`]: the name and settings, changed through the operation outbox, and
 //!   linking this device to the player's other one;
+//! - [`profile_view`]: what the profile panel shows of the stored queue;
 //! - [`sync`]: the coordinator that decides when `keydo-sync` flushes the outbox;
 //! - [`sync_engine`]: `keydo-sync`'s flushes, loaded on demand;
 //! - [`sync_view`]: what the sync status shows of the outbox;
@@ -23,6 +24,7 @@ pub mod api;
 pub mod db;
 pub mod practice;
 pub mod profile;
+pub mod profile_view;
 pub mod records;
 pub mod shell;
 pub mod sync;

@@ -12,9 +12,10 @@
 //! this device's.
 
 use super::api;
+use super::profile_view::ProfileView;
 use super::sync::Coordinator;
 use super::sync_engine;
-use keydo_core::profile::{Changes, LocalProfile, Profile, ProfileQueue, QueuedOperation};
+use keydo_core::profile::{Changes, LocalProfile, Profile, ProfileQueue};
 use keydo_storage::{Db, StorageError};
 use leptos::prelude::*;
 use leptos::task::spawn_local;
@@ -25,22 +26,6 @@ use uuid::Uuid;
 pub const POLL_INTERVAL: Duration = Duration::from_secs(10);
 
 const PROFILE_WRITE: &str = "keydo:profile-write";
-
-/// What the profile panel and the settings show.
-#[derive(Debug, Clone, PartialEq)]
-pub struct ProfileView {
-    /// Confirmed, with the queued changes on top.
-    pub profile: Profile,
-    /// The version of the profile the server last confirmed.
-    pub version: i64,
-    /// Changes not yet answered by the server.
-    pub queued: usize,
-    /// Answered with a change dropped, or refused: shown until dismissed.
-    pub notices: Vec<QueuedOperation>,
-    /// Whether the stored profile has been read (before, `profile` holds the
-    /// defaults): its local profile, or the queue.
-    pub loaded: bool,
-}
 
 /// A handle to the page's profile.
 #[derive(Clone, Copy)]
@@ -140,10 +125,10 @@ impl ProfileService {
             }
             match queued {
                 Ok((true, queue)) => {
-                    service.show(ticket, &queue);
+                    service.show(ticket, ProfileView::of(&queue));
                     service.coordinator.changed();
                 }
-                Ok((false, queue)) => service.show(ticket, &queue),
+                Ok((false, queue)) => service.show(ticket, ProfileView::of(&queue)),
                 Err(error) => log(&error),
             }
         });
@@ -171,7 +156,7 @@ impl ProfileService {
         spawn_local(async move {
             let ticket = service.ticket();
             match update(|queue| ((), queue.dismiss(operation_id).into_iter().collect())).await {
-                Ok(((), queue)) => service.show(ticket, &queue),
+                Ok(((), queue)) => service.show(ticket, ProfileView::of(&queue)),
                 Err(error) => log(&error),
             }
         });
@@ -182,8 +167,8 @@ impl ProfileService {
         let service = *self;
         spawn_local(async move {
             let ticket = service.ticket();
-            match sync_engine::profile_queue().await {
-                Ok(queue) => service.show(ticket, &queue),
+            match sync_engine::profile_view().await {
+                Ok(view) => service.show(ticket, view),
                 Err(error) => log(&error),
             }
         });
@@ -200,7 +185,7 @@ impl ProfileService {
             // Taken now: a change the player makes while the request is out wins the view.
             let ticket = service.ticket();
             match sync_engine::refresh_profile().await {
-                Ok(Some(queue)) => service.show(ticket, &queue),
+                Ok(Some(view)) => service.show(ticket, view),
                 Ok(None) => {}
                 Err(error) => log(&error),
             }
@@ -227,22 +212,10 @@ impl ProfileService {
             .unwrap_or(false)
     }
 
-    fn show(&self, ticket: u64, queue: &ProfileQueue) {
-        if !self.newest(ticket) {
-            return;
+    fn show(&self, ticket: u64, view: ProfileView) {
+        if self.newest(ticket) {
+            self.view.try_set(view);
         }
-        self.view.try_set(ProfileView {
-            profile: queue.local(),
-            version: queue.confirmed().version,
-            queued: queue.in_line(),
-            notices: queue
-                .operations()
-                .iter()
-                .filter(|op| !op.is_queued())
-                .cloned()
-                .collect(),
-            loaded: true,
-        });
     }
 
     /// Shows the local profile read at start; the notices wait for the queue.

@@ -12,9 +12,15 @@
 //!
 //! Every operation opens its own connection, which closes when it is dropped at the
 //! end of the operation, so no open connection holds up a schema upgrade.
+//!
+//! The write and the bests' read are in the result's module, fetched once the game is
+//! drawn, long before a game can end (docs/performance.md, "What loads first"). A
+//! game that ends before that module is in, or while it cannot be fetched, waits in
+//! memory as after any other passing failure, and is written once the module loads.
 
 use super::practice::PracticeService;
 use super::sync::Coordinator;
+use crate::on_demand::once_loaded;
 use keydo_core::game::board::Board;
 use keydo_core::sync::outbox::OutboxEntry;
 use keydo_core::{InputLog, Mode, Prompt, PromptId, Stats};
@@ -22,8 +28,12 @@ use keydo_storage::{Db, PracticeGame, Recorded, StorageError};
 use leptos::ev;
 use leptos::prelude::*;
 use leptos::task::spawn_local;
+use std::fmt;
+use std::future::Future;
+use std::pin::Pin;
 use std::time::Duration;
 use uuid::Uuid;
+use wasm_split_helpers::{SplitLoaderError, wasm_split};
 
 /// The first retry of a failed write waits this long; each next one twice as long...
 const FIRST_RETRY: Duration = Duration::from_secs(1);
@@ -84,7 +94,8 @@ struct Game {
 }
 
 impl Records {
-    /// Starts with no bests and fills them in from the database.
+    /// Starts with no bests: [`Records::read_bests`] fills them in once the game is
+    /// drawn.
     pub fn start(coordinator: Coordinator, practice: PracticeService) -> Records {
         let records = Records {
             bests: RwSignal::new(Vec::new()),
@@ -94,12 +105,6 @@ impl Records {
             coordinator,
             practice,
         };
-        spawn_local(async move {
-            match stored_bests().await {
-                Ok(stored) => records.bests.set(stored),
-                Err(error) => log_storage_error(&error),
-            }
-        });
         let unsaved = records.unsaved;
         let guard = window_event_listener(ev::beforeunload, move |event| {
             // Closing now would lose a game that is only in memory: the browser asks.
@@ -110,6 +115,26 @@ impl Records {
         });
         on_cleanup(move || guard.remove());
         records
+    }
+
+    /// Reads the stored personal bests, in the result's module: called once the game
+    /// is drawn, it fetches that module ahead of the first game's end, and tries again
+    /// while the module cannot be fetched.
+    pub fn read_bests(&self) {
+        let bests = self.bests;
+        spawn_local(async move {
+            match once_loaded(load_bests).await.await {
+                // Any best recorded meanwhile is newer than the one read.
+                Ok(stored) => bests.update(|bests| {
+                    for (mode, value) in stored {
+                        if bests.iter().all(|(m, _)| *m != mode) {
+                            bests.push((mode, value));
+                        }
+                    }
+                }),
+                Err(error) => log_failure(&error),
+            }
+        });
     }
 
     /// The personal best of `mode` (reactive).
@@ -202,12 +227,12 @@ impl Records {
         &self,
         game: Game,
         saving: RwSignal<Saving>,
-    ) -> Result<Recorded, StorageError> {
+    ) -> Result<Recorded, WriteFailure> {
         let mut failures = 0;
         let outcome = loop {
             match write(game.clone()).await {
                 Err(error) if error.is_transient() => {
-                    log_storage_error(&error);
+                    log_failure(&error);
                     if failures == 0 {
                         self.unsaved.update(|n| *n += 1);
                     }
@@ -222,7 +247,7 @@ impl Records {
             self.unsaved.update(|n| *n -= 1);
         }
         if let Err(error) = &outcome {
-            log_storage_error(error);
+            log_failure(error);
         }
         outcome
     }
@@ -243,12 +268,65 @@ fn retry_delay(failures: u32) -> Duration {
     (FIRST_RETRY * 2u32.pow(doublings)).min(MAX_RETRY)
 }
 
-async fn stored_bests() -> Result<Vec<(Mode, i64)>, StorageError> {
-    Db::open().await?.bests().await
+/// Why one attempt at recording a game failed.
+#[derive(Debug, Clone)]
+enum WriteFailure {
+    /// The result's module, which holds the write, could not be fetched.
+    NotLoaded,
+    /// The database refused or failed the write.
+    Storage(StorageError),
+}
+
+impl WriteFailure {
+    /// Whether trying again may succeed: a module not fetched yet may be fetched next
+    /// time, and storage says which of its failures pass.
+    fn is_transient(&self) -> bool {
+        match self {
+            WriteFailure::NotLoaded => true,
+            WriteFailure::Storage(error) => error.is_transient(),
+        }
+    }
+}
+
+impl fmt::Display for WriteFailure {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            WriteFailure::NotLoaded => {
+                f.write_str("the code that saves a result could not be loaded")
+            }
+            WriteFailure::Storage(error) => error.fmt(f),
+        }
+    }
+}
+
+impl From<SplitLoaderError> for WriteFailure {
+    fn from(_: SplitLoaderError) -> Self {
+        WriteFailure::NotLoaded
+    }
 }
 
 /// One attempt at recording `game`; resolves once the transaction has committed.
-async fn write(game: Game) -> Result<Recorded, StorageError> {
+async fn write(game: Game) -> Result<Recorded, WriteFailure> {
+    load_write(game).await?.await.map_err(WriteFailure::Storage)
+}
+
+/// A read or write of the database, running in the result's module (boxed: a split
+/// function cannot be `async`).
+type Running<T> = Pin<Box<dyn Future<Output = Result<T, StorageError>>>>;
+
+/// The write.
+#[wasm_split(result, fallible)]
+fn load_write(game: Game) -> Result<Running<Recorded>, WriteFailure> {
+    Ok(Box::pin(write_now(game)))
+}
+
+/// The personal best of every mode played so far.
+#[wasm_split(result, fallible)]
+fn load_bests() -> Result<Running<Vec<(Mode, i64)>>, SplitLoaderError> {
+    Ok(Box::pin(async { Db::open().await?.bests().await }))
+}
+
+async fn write_now(game: Game) -> Result<Recorded, StorageError> {
     let db = Db::open().await?;
     let profile = db.profile(game.played_at).await?;
     let entry = OutboxEntry::new(
@@ -276,7 +354,7 @@ async fn write(game: Game) -> Result<Recorded, StorageError> {
 const DURABLE_WRITE: &str = "keydo:durable-write";
 const DURABLE_WRITE_START: &str = "keydo:durable-write:start";
 
-fn log_storage_error(error: &StorageError) {
+fn log_failure(error: &dyn fmt::Display) {
     web_sys::console::warn_1(&format!("keydo: {error}").into());
 }
 

@@ -22,14 +22,9 @@ use leptos::prelude::*;
 use leptos::task::spawn_local;
 use std::time::Duration;
 use uuid::Uuid;
-use wasm_bindgen::JsCast;
-use wasm_bindgen_futures::JsFuture;
 
 /// How long after the flush's module failed to load the flush is tried again.
 const MODULE_RETRY_MS: u64 = 5_000;
-
-/// The Background Sync tag the service worker listens for.
-const SYNC_TAG: &str = "flush-outbox";
 
 /// The coordinator's state.
 #[derive(Default)]
@@ -91,7 +86,7 @@ impl Coordinator {
 
     /// A result was durably saved: ask the service worker to deliver it too, and flush.
     pub fn saved(&self) {
-        spawn_local(register_background_sync());
+        spawn_local(sync_engine::register_background_sync());
         self.trigger();
     }
 
@@ -103,7 +98,7 @@ impl Coordinator {
     /// "Where a write's time goes").
     pub fn changed(&self) {
         if !window().navigator().on_line() {
-            spawn_local(register_background_sync());
+            spawn_local(sync_engine::register_background_sync());
         }
         // No recount: the results' outbox is as it was.
         self.schedule(FlushKind::Automatic, CHANGE_WINDOW_MS);
@@ -223,37 +218,6 @@ impl Coordinator {
     /// Runs `f` on the state; `None` once the page's owner is gone.
     fn with<T>(&self, f: impl FnOnce(&mut State) -> T) -> Option<T> {
         self.state.try_update_value(f)
-    }
-}
-
-/// Registers the `flush-outbox` Background Sync where the browser has it.
-async fn register_background_sync() {
-    let navigator = window().navigator();
-    if !js_sys::Reflect::has(&navigator, &"serviceWorker".into()).unwrap_or(false) {
-        return;
-    }
-    let Ok(ready) = navigator.service_worker().ready() else {
-        return;
-    };
-    let Ok(registration) = JsFuture::from(ready).await else {
-        return;
-    };
-    // Only Chromium browsers have `registration.sync`; elsewhere the foreground flush delivers.
-    let Ok(sync) = js_sys::Reflect::get(&registration, &"sync".into()) else {
-        return;
-    };
-    if sync.is_undefined() {
-        return;
-    }
-    let register = js_sys::Reflect::get(&sync, &"register".into())
-        .ok()
-        .and_then(|f| f.dyn_into::<js_sys::Function>().ok());
-    if let Some(register) = register
-        && let Ok(promise) = register.call1(&sync, &SYNC_TAG.into())
-        && let Ok(promise) = promise.dyn_into::<js_sys::Promise>()
-    {
-        // Refused without a window or permission: the foreground flush still runs.
-        let _ = JsFuture::from(promise).await;
     }
 }
 
