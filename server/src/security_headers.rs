@@ -5,7 +5,7 @@
 //! The Content-Security-Policy allows only this origin, plus what the shell needs:
 //! `'wasm-unsafe-eval'` to compile its WebAssembly (page and service worker) and the
 //! SHA-256 of each inline `<script>` and `<style>` Trunk writes into `index.html` (the
-//! module loader; the style sheet, inlined so the first paint waits for no request),
+//! game's loader; the style sheet, inlined so the first paint waits for no request),
 //! so no `'unsafe-inline'`. The hashes are read from the served `index.html` at start
 //! and again whenever that file changes, so a new build deployed under a running
 //! server keeps working.

@@ -4,11 +4,22 @@
 //!
 //! Every read opens its own connection, which closes when it is dropped at the end
 //! of the read, so no open connection holds up a schema upgrade.
+//!
+//! The writes made while playing are in the result's module, fetched once the game is
+//! drawn (docs/performance.md, "What loads first"): the first keystroke needs none.
 
+use crate::on_demand::once_loaded;
 use keydo_core::Mode;
 use keydo_core::api::Credentials;
 use keydo_core::game::options::TestOptions;
 use keydo_storage::{Db, StorageError};
+use std::future::Future;
+use std::pin::Pin;
+use wasm_split_helpers::{SplitLoaderError, wasm_split};
+
+/// A read or write of the database, running in an on-demand module (boxed: a split
+/// function cannot be `async`).
+pub type Running<T> = Pin<Box<dyn Future<Output = Result<T, StorageError>>>>;
 
 /// The server save's credentials, if the sync has created one and the database can
 /// be read.
@@ -22,7 +33,20 @@ pub async fn test_options(mode: Mode) -> Result<TestOptions, StorageError> {
     Db::open().await?.test_options(mode).await
 }
 
-/// Keeps the options chosen for `mode` across reloads.
+/// Keeps the options chosen for `mode` across reloads, once the result's module is
+/// in (tried again while it cannot be fetched).
 pub async fn set_test_options(mode: Mode, options: TestOptions) -> Result<(), StorageError> {
-    Db::open().await?.set_test_options(mode, &options).await
+    once_loaded(|| load_set_test_options(mode, options))
+        .await
+        .await
+}
+
+#[wasm_split(result, fallible)]
+fn load_set_test_options(
+    mode: Mode,
+    options: TestOptions,
+) -> Result<Running<()>, SplitLoaderError> {
+    Ok(Box::pin(async move {
+        Db::open().await?.set_test_options(mode, &options).await
+    }))
 }

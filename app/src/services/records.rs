@@ -18,6 +18,7 @@
 //! game that ends before that module is in, or while it cannot be fetched, waits in
 //! memory as after any other passing failure, and is written once the module loads.
 
+use super::db::Running;
 use super::practice::PracticeService;
 use super::sync::Coordinator;
 use crate::on_demand::once_loaded;
@@ -29,8 +30,6 @@ use leptos::ev;
 use leptos::prelude::*;
 use leptos::task::spawn_local;
 use std::fmt;
-use std::future::Future;
-use std::pin::Pin;
 use std::time::Duration;
 use uuid::Uuid;
 use wasm_split_helpers::{SplitLoaderError, wasm_split};
@@ -309,10 +308,6 @@ impl From<SplitLoaderError> for WriteFailure {
 async fn write(game: Game) -> Result<Recorded, WriteFailure> {
     load_write(game).await?.await.map_err(WriteFailure::Storage)
 }
-
-/// A read or write of the database, running in the result's module (boxed: a split
-/// function cannot be `async`).
-type Running<T> = Pin<Box<dyn Future<Output = Result<T, StorageError>>>>;
 
 /// The write.
 #[wasm_split(result, fallible)]
