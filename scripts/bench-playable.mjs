@@ -7,8 +7,8 @@
 // navigation's start to the first moment the typing field is enabled under a prompt.
 //  - first visit: a fresh profile, nothing cached, no service worker;
 //  - repeat visit: the same profile reloaded once its service worker controls it.
-// Also the bytes the first visit transferred by then (encoded, headers included), and
-// what the same bytes alone cost at that bandwidth and round trip.
+// Also the bytes the first visit transferred by then (encoded, headers included), file
+// by file, and what the same bytes alone cost at that bandwidth and round trip.
 //
 //   node scripts/bench-playable.mjs [dist ...]   # default: dist/
 //
@@ -49,10 +49,13 @@ async function phone(page) {
     uploadThroughput: PROFILE.upload,
   });
   await cdp.send('Emulation.setCPUThrottlingRate', { rate: PROFILE.cpu });
-  const counter = { bytes: 0, requests: 0 };
+  const counter = { bytes: 0, requests: 0, files: [] };
+  const urls = new Map();
+  cdp.on('Network.requestWillBeSent', (event) => urls.set(event.requestId, event.request.url));
   cdp.on('Network.loadingFinished', (event) => {
     counter.bytes += event.encodedDataLength;
     counter.requests += 1;
+    counter.files.push({ path: new URL(urls.get(event.requestId)).pathname, bytes: event.encodedDataLength });
   });
   return counter;
 }
@@ -61,11 +64,13 @@ async function phone(page) {
 async function visit(page, counter, url) {
   counter.bytes = 0;
   counter.requests = 0;
+  counter.files = [];
   if (url) await page.goto(url, { waitUntil: 'commit' });
   else await page.reload({ waitUntil: 'commit' });
   await page.waitForFunction(() => window.__playableAt !== undefined, null, { timeout: 120_000, polling: 50 });
   const at = await page.evaluate(() => window.__playableAt);
-  return { at, bytes: counter.bytes, requests: counter.requests };
+  // What had finished when the page was seen playable (polled every 50 ms).
+  return { at, bytes: counter.bytes, requests: counter.requests, files: [...counter.files] };
 }
 
 /**
@@ -110,6 +115,8 @@ try {
         `those bytes alone: ${bytesAlone(bytes).toFixed(0)} ms; ` +
         `time to playable / bytes alone = ${(median(firstAt) / bytesAlone(bytes)).toFixed(2)}`,
     );
+    const last = first[first.length - 1];
+    for (const file of last.files) console.log(`    ${String(file.bytes).padStart(7)} B  ${file.path}`);
   }
 } finally {
   await browser.close();
