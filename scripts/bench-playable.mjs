@@ -38,7 +38,11 @@ function watchPlayable() {
   observer.observe(document, { childList: true, subtree: true, attributes: true });
 }
 
-/** Emulates the phone profile on `page` and counts its transferred bytes. */
+/**
+ * Emulates the phone profile on `page` and records each file it transfers: its path,
+ * its bytes, and when it finished, in seconds on the browser's monotonic clock, with
+ * the navigation's document request as the start.
+ */
 async function phone(page) {
   const cdp = await page.context().newCDPSession(page);
   await cdp.send('Network.enable');
@@ -49,28 +53,36 @@ async function phone(page) {
     uploadThroughput: PROFILE.upload,
   });
   await cdp.send('Emulation.setCPUThrottlingRate', { rate: PROFILE.cpu });
-  const counter = { bytes: 0, requests: 0, files: [] };
+  const transfers = { start: undefined, files: [] };
   const urls = new Map();
-  cdp.on('Network.requestWillBeSent', (event) => urls.set(event.requestId, event.request.url));
-  cdp.on('Network.loadingFinished', (event) => {
-    counter.bytes += event.encodedDataLength;
-    counter.requests += 1;
-    counter.files.push({ path: new URL(urls.get(event.requestId)).pathname, bytes: event.encodedDataLength });
+  cdp.on('Network.requestWillBeSent', (event) => {
+    urls.set(event.requestId, event.request.url);
+    if (event.type === 'Document' && transfers.start === undefined) transfers.start = event.timestamp;
   });
-  return counter;
+  cdp.on('Network.loadingFinished', (event) => {
+    const path = new URL(urls.get(event.requestId)).pathname;
+    transfers.files.push({ path, bytes: event.encodedDataLength, finished: event.timestamp });
+  });
+  return transfers;
 }
 
-/** Navigates (or reloads) and returns the page's playable time and the bytes by then. */
-async function visit(page, counter, url) {
-  counter.bytes = 0;
-  counter.requests = 0;
-  counter.files = [];
+/**
+ * Navigates (or reloads) and returns the page's playable time and the files that had
+ * finished by then. The page's clock starts at the navigation; the document's request
+ * is sent at most a few milliseconds later, so a file that finished that moment after
+ * playable may count as before it, never the reverse. What is fetched once the game
+ * is drawn (the on-demand styles, the result's module) is a round trip later still.
+ */
+async function visit(page, transfers, url) {
+  transfers.start = undefined;
+  transfers.files = [];
   if (url) await page.goto(url, { waitUntil: 'commit' });
   else await page.reload({ waitUntil: 'commit' });
   await page.waitForFunction(() => window.__playableAt !== undefined, null, { timeout: 120_000, polling: 50 });
   const at = await page.evaluate(() => window.__playableAt);
-  // What had finished when the page was seen playable (polled every 50 ms).
-  return { at, bytes: counter.bytes, requests: counter.requests, files: [...counter.files] };
+  const files = transfers.files.filter((file) => (file.finished - transfers.start) * 1000 <= at);
+  const bytes = files.reduce((sum, file) => sum + file.bytes, 0);
+  return { at, bytes, requests: files.length, files };
 }
 
 /**
@@ -90,10 +102,10 @@ try {
       const context = await browser.newContext();
       await context.addInitScript(watchPlayable);
       const page = await context.newPage();
-      const counter = await phone(page);
-      results[i].first.push(await visit(page, counter, server.origin + '/'));
+      const transfers = await phone(page);
+      results[i].first.push(await visit(page, transfers, server.origin + '/'));
       await page.waitForFunction(() => navigator.serviceWorker.controller !== null, null, { timeout: 120_000 });
-      results[i].repeat.push(await visit(page, counter));
+      results[i].repeat.push(await visit(page, transfers));
       await context.close();
     }
   }
