@@ -10,8 +10,6 @@
 //!
 //! What loads on its own (the panels, the result screen's module) waits for
 //! [`GameDrawn`]: nothing it fetches or compiles comes before the game a player types in.
-//! So do the styles of what loads on demand ([`on_demand_styles`]), a stylesheet of
-//! their own that every view loaded on demand waits for.
 
 use leptos::prelude::*;
 use send_wrapper::SendWrapper;
@@ -19,7 +17,6 @@ use std::future::Future;
 use std::time::Duration;
 use wasm_bindgen::JsCast;
 use wasm_bindgen::closure::Closure;
-use wasm_bindgen_futures::JsFuture;
 pub use wasm_split_helpers::SplitLoaderError;
 
 /// The first retry's delay; each failure doubles it, up to [`MAX_RETRY_DELAY`].
@@ -47,13 +44,11 @@ impl GameDrawn {
     }
 
     /// Marks it drawn once the view being built is in the page (an effect runs after
-    /// its component is rendered), and fetches the styles of what loads on demand.
+    /// its component is rendered).
     pub fn mark_when_rendered(self) {
         Effect::new(move || {
             if !self.0.get_untracked() {
                 self.0.set(true);
-                // Fetched now, so that they are in before what loads on demand shows.
-                drop(on_demand_styles());
             }
         });
     }
@@ -61,29 +56,6 @@ impl GameDrawn {
     /// Whether it is drawn (reactive).
     pub fn get(self) -> bool {
         self.0.get()
-    }
-}
-
-#[wasm_bindgen::prelude::wasm_bindgen]
-extern "C" {
-    /// `index.html`'s `keydoStyles`: enables the page's stylesheet for what loads on
-    /// demand (`assets/on-demand.css`, held disabled, so not fetched, until then) on
-    /// its first call, and settles once the styles are in or failed to come. After a
-    /// failure the next call fetches them again.
-    #[wasm_bindgen(catch, js_name = keydoStyles)]
-    fn keydo_styles() -> Result<js_sys::Promise, wasm_bindgen::JsValue>;
-}
-
-/// Fetches the styles of what loads on demand, unless they are in or coming; the
-/// future resolves once they are in. If they cannot be fetched it resolves all the
-/// same: what waited shows unstyled rather than not at all, and the next view loaded
-/// on demand fetches them again.
-fn on_demand_styles() -> impl Future<Output = ()> {
-    let settled = keydo_styles().ok().map(JsFuture::from);
-    async move {
-        if let Some(settled) = settled {
-            _ = settled.await;
-        }
     }
 }
 
@@ -143,16 +115,12 @@ where
     move || {
         let failed = failures.get();
         let loaded = load();
-        // Fetched beside the module (nothing to fetch if they are in already).
-        let styled = on_demand_styles();
         // The module's future is the page's only (single-threaded wasm); Suspend
         // asks for Send. No `<Suspense>` around it: a `Suspend` alone draws nothing
         // until its future is ready, all this needs, and Suspense's code stays out
         // of the main module (docs/performance.md, "What loads first").
         Suspend::new(SendWrapper::new(async move {
-            let loaded = loaded.await;
-            styled.await;
-            match loaded {
+            match loaded.await {
                 Ok(view) => view,
                 Err(_) => {
                     set_timeout(move || set_failures.set(failed + 1), retry_delay(failed));
