@@ -364,4 +364,16 @@ mod tests {
         assert_eq!(retry_delay(0), FIRST_RETRY);
         assert_eq!(retry_delay(u32::MAX), MAX_RETRY);
     }
+
+    #[test]
+    fn a_write_whose_module_is_not_in_yet_is_tried_again_as_a_full_quota_is() {
+        assert!(WriteFailure::NotLoaded.is_transient());
+        assert!(WriteFailure::Storage(StorageError::QuotaExceeded).is_transient());
+        let unreadable = WriteFailure::Storage(StorageError::Record("bad".into()));
+        assert!(!unreadable.is_transient());
+        assert_eq!(
+            WriteFailure::NotLoaded.to_string(),
+            "the code that saves a result could not be loaded"
+        );
+    }
 }
