@@ -51,6 +51,18 @@ function failRecordingWhileFlagged() {
   };
 }
 
+/** Starts a quote and types it to its end, without saving's wait that `playGame` has. */
+async function typeQuote(page) {
+  await page.getByTestId('mode-quote').click();
+  const prompt = await page.getByTestId('prompt').textContent();
+  await page.getByTestId('input').focus();
+  // A person's rhythm: a metronome's game would be held for review, off the board.
+  for (const ch of prompt) {
+    await page.keyboard.type(ch);
+    await humanPause(PACE.fast.en);
+  }
+}
+
 test('a game whose write fails is kept in the tab, retried, then saved and delivered', async () => {
   const context = await browser.newContext();
   await context.addInitScript(failRecordingWhileFlagged);
@@ -60,14 +72,7 @@ test('a game whose write fails is kept in the tab, retried, then saved and deliv
     await page.evaluate(() => {
       globalThis.__keydoFailWrites = true;
     });
-    await page.getByTestId('mode-quote').click();
-    const prompt = await page.getByTestId('prompt').textContent();
-    await page.getByTestId('input').focus();
-    // A person's rhythm: a metronome's game would be held for review, off the board.
-    for (const ch of prompt) {
-      await page.keyboard.type(ch);
-      await humanPause(PACE.fast.en);
-    }
+    await typeQuote(page);
 
     const notSaved = page.getByTestId('not-saved-yet');
     await notSaved.waitFor();
@@ -135,13 +140,7 @@ test('a game that ends before the code that saves it is in is kept in the tab, t
       }
     });
     await page.goto(`${server.origin}/?seed=${seed}`);
-    await page.getByTestId('mode-quote').click();
-    const prompt = await page.getByTestId('prompt').textContent();
-    await page.getByTestId('input').focus();
-    for (const ch of prompt) {
-      await page.keyboard.type(ch);
-      await humanPause(PACE.fast.en);
-    }
+    await typeQuote(page);
 
     // The game is over; its result lives in the tab only, and the tab says so.
     await page

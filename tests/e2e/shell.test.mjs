@@ -440,12 +440,22 @@ test('the first load: the frame paints from the HTML, its inlined style passes t
     await page.route('**/*_bg.wasm', (route) => route.abort());
     await page.goto(server.origin + '/');
     await page.locator('.intro').waitFor();
-    const frame = await page.evaluate(() => ({
-      background: getComputedStyle(document.body).backgroundColor,
-      app: document.getElementById('app').childElementCount,
-    }));
+    const frame = await page.evaluate(async () => {
+      // The tab's icon is in the page, an SVG the browser can draw: no request for it.
+      const icon = new Image();
+      icon.src = document.querySelector('link[rel="icon"]').href;
+      await icon.decode();
+      return {
+        background: getComputedStyle(document.body).backgroundColor,
+        app: document.getElementById('app').childElementCount,
+        icon: icon.src.slice(0, 19),
+        iconWidth: icon.naturalWidth,
+      };
+    });
     assert.notEqual(frame.background, 'rgba(0, 0, 0, 0)', 'the inlined style sheet applies');
     assert.equal(frame.app, 0);
+    assert.equal(frame.icon, 'data:image/svg+xml,');
+    assert.ok(frame.iconWidth > 0, 'the inline icon draws');
 
     // Then the whole page: the game, its panels, the profile read, the worker ready.
     await page.unroute('**/*_bg.wasm');

@@ -123,14 +123,7 @@ impl Records {
         let bests = self.bests;
         spawn_local(async move {
             match once_loaded(load_bests).await.await {
-                // Any best recorded meanwhile is newer than the one read.
-                Ok(stored) => bests.update(|bests| {
-                    for (mode, value) in stored {
-                        if bests.iter().all(|(m, _)| *m != mode) {
-                            bests.push((mode, value));
-                        }
-                    }
-                }),
+                Ok(stored) => bests.update(|shown| add_stored(shown, stored)),
                 Err(error) => log_failure(&error),
             }
         });
@@ -260,6 +253,16 @@ impl Records {
     }
 }
 
+/// Adds the bests read from the database to those `shown`, for the modes it has none
+/// of: a best recorded in this page before the read came back is newer than the read.
+fn add_stored(shown: &mut Vec<(Mode, i64)>, stored: Vec<(Mode, i64)>) {
+    for (mode, value) in stored {
+        if shown.iter().all(|(m, _)| *m != mode) {
+            shown.push((mode, value));
+        }
+    }
+}
+
 /// The wait before the next attempt after `failures` failed writes in a row: doubling
 /// from [`FIRST_RETRY`], capped at [`MAX_RETRY`].
 fn retry_delay(failures: u32) -> Duration {
@@ -363,6 +366,16 @@ mod tests {
         assert_eq!(delays, [1, 2, 4, 8, 16, 30, 30, 30]);
         assert_eq!(retry_delay(0), FIRST_RETRY);
         assert_eq!(retry_delay(u32::MAX), MAX_RETRY);
+    }
+
+    #[test]
+    fn a_best_recorded_before_the_stored_ones_were_read_is_kept() {
+        let mut shown = vec![(Mode::Quote, 90)];
+        add_stored(&mut shown, vec![(Mode::Quote, 80), (Mode::Time, 50)]);
+        assert_eq!(shown, [(Mode::Quote, 90), (Mode::Time, 50)]);
+        let mut none_yet = Vec::new();
+        add_stored(&mut none_yet, vec![(Mode::Words, 70)]);
+        assert_eq!(none_yet, [(Mode::Words, 70)]);
     }
 
     #[test]
