@@ -23,9 +23,9 @@ const PANELS: usize = 3;
 
 #[component]
 pub fn App() -> impl IntoView {
-    services::provide();
-    appearance::follow_settings();
     let game_drawn = GameDrawn::provide();
+    services::provide(game_drawn);
+    appearance::follow_settings();
     // The panels below the game are drawn once it is and they come into view (a
     // phone shows them only when scrolled to), each in a task of its own: their
     // modules' fetches, compiles and drawing come after the game's and never while

@@ -43,12 +43,42 @@ impl GameDrawn {
         drawn
     }
 
-    /// Marks it drawn once the view being built is in the page (an effect runs after
-    /// its component is rendered).
+    /// Marks it drawn once the view being built is on screen: after the frame that
+    /// paints it. An effect runs once its component is rendered; the next frame lays
+    /// it out (the prompt's lines are drawn in that frame's resize observation) and
+    /// paints it, and a task queued from that frame's animation callback runs after
+    /// the paint. So what waits for it never delays the game's first frame.
     pub fn mark_when_rendered(self) {
         Effect::new(move || {
             if !self.0.get_untracked() {
-                self.0.set(true);
+                request_animation_frame(move || {
+                    set_timeout(
+                        move || {
+                            if self.0.try_get_untracked() == Some(false) {
+                                self.0.set(true);
+                            }
+                        },
+                        Duration::ZERO,
+                    );
+                });
+            }
+        });
+    }
+
+    /// Runs `then` once, when it is drawn (at once if it is already).
+    pub fn then(self, then: impl FnOnce() + 'static) {
+        self.then_boxed(Box::new(then));
+    }
+
+    /// [`GameDrawn::then`], its effect built once for every caller: the main module
+    /// carries one copy instead of one per closure (docs/performance.md).
+    fn then_boxed(self, then: Box<dyn FnOnce()>) {
+        let mut then = Some(then);
+        Effect::new(move || {
+            if self.0.get()
+                && let Some(then) = then.take()
+            {
+                then();
             }
         });
     }

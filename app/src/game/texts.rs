@@ -95,11 +95,10 @@ impl Corpora {
             let passage = texts::pick_passage(passages, seed.get());
             attributed(passage, PromptId::for_game(mode, seed, Some(&passage.id)))
         };
-        Some(match mode {
-            Mode::Time | Mode::Words => self.words.get()?.map(|w| words_game(&w)),
-            Mode::Quote => self.quotes.get()?.map(|p| passage_game(&p)),
-            Mode::Zh => self.zh.get()?.map(|p| passage_game(&p)),
-        })
+        match self.passage_corpus(mode) {
+            None => made_from(self.words, words_game),
+            Some(passages) => made_from(passages, passage_game),
+        }
     }
 
     /// The game `source` plays (reactive, for the passages a source needs); `seed`
@@ -145,10 +144,10 @@ impl Corpora {
             ),
             Source::Daily(language) => {
                 let mode = daily_mode(*language);
-                Some(self.passages(mode)?.map(|passages| {
-                    let passage = raced_passage(&passages, today);
+                made_from(self.passage_corpus(mode)?, |passages| {
+                    let passage = raced_passage(passages, today);
                     attributed(passage, PromptId::for_game(mode, seed, Some(&passage.id)))
-                }))
+                })
             }
         }
     }
@@ -156,9 +155,14 @@ impl Corpora {
     /// The passages of a passage mode's corpus, once loaded (reactive); `None` for the
     /// word modes, whose prompts come from the word list.
     pub fn passages(&self, mode: Mode) -> Option<Result<Passages, LoadError>> {
+        self.passage_corpus(mode)?.get()
+    }
+
+    /// The corpus a passage mode's prompts come from; `None` for the word modes.
+    fn passage_corpus(&self, mode: Mode) -> Option<RwSignal<Option<Result<Passages, LoadError>>>> {
         match mode {
-            Mode::Quote => self.quotes.get(),
-            Mode::Zh => self.zh.get(),
+            Mode::Quote => Some(self.quotes),
+            Mode::Zh => Some(self.zh),
             Mode::Time | Mode::Words => None,
         }
     }
@@ -182,6 +186,19 @@ impl Corpora {
                 .and_then(|all| all.prompt(mode, id).map_err(|error| error.to_string())),
         )
     }
+}
+
+/// What `make` makes from `corpus` once it is loaded, or why it is not (reactive),
+/// read in place: a corpus is thousands of strings, not copied for one game.
+fn made_from<T: Send + Sync + 'static, A>(
+    corpus: RwSignal<Option<Result<T, LoadError>>>,
+    make: impl FnOnce(&T) -> A,
+) -> Option<Result<A, LoadError>> {
+    corpus.with(|loaded| {
+        loaded
+            .as_ref()
+            .map(|loaded| loaded.as_ref().map(make).map_err(LoadError::clone))
+    })
 }
 
 /// Sets `corpus` to what `loading` gives, once it is in (unless the game that asked

@@ -32,6 +32,7 @@ pub mod sync_engine;
 pub mod sync_view;
 pub mod texts;
 
+use crate::on_demand::GameDrawn;
 use gloo_events::EventListener;
 use leptos::prelude::*;
 use web_sys::VisibilityState;
@@ -39,14 +40,16 @@ use web_sys::VisibilityState;
 /// Starts every service the game uses and provides [`sync::Coordinator`],
 /// [`records::Records`], [`practice::PracticeService`] and [`profile::ProfileService`]
 /// to the components below. [`shell::Shell`] is started by the shell's status, in a
-/// module loaded once the game is drawn (docs/performance.md, "What loads first").
-pub fn provide() {
-    let coordinator = sync::Coordinator::start();
+/// module loaded once the game is drawn (docs/performance.md, "What loads first"),
+/// and what the others do at start that the first keystroke does not need (the first
+/// flush, a first visit's read of the profile queue) waits for `drawn` too.
+pub fn provide(drawn: GameDrawn) {
+    let coordinator = sync::Coordinator::start(drawn);
     provide_context(coordinator);
     let practice = practice::PracticeService::start();
     provide_context(practice);
     provide_context(records::Records::start(coordinator, practice));
-    provide_context(profile::ProfileService::start(coordinator));
+    provide_context(profile::ProfileService::start(coordinator, drawn));
 }
 
 /// Calls `on_visible` whenever the page becomes visible again, for as long as the

@@ -15,6 +15,7 @@ use super::api;
 use super::profile_view::ProfileView;
 use super::sync::Coordinator;
 use super::sync_engine;
+use crate::on_demand::GameDrawn;
 use keydo_core::profile::{Changes, LocalProfile, Profile, ProfileQueue};
 use keydo_storage::{Db, StorageError};
 use leptos::prelude::*;
@@ -45,7 +46,7 @@ struct Tickets {
 
 impl ProfileService {
     /// Reads the stored profile, follows every flush, and polls the server.
-    pub fn start(coordinator: Coordinator) -> ProfileService {
+    pub fn start(coordinator: Coordinator, drawn: GameDrawn) -> ProfileService {
         let service = ProfileService {
             view: RwSignal::new(ProfileView {
                 profile: Profile::named(""),
@@ -60,9 +61,10 @@ impl ProfileService {
         // At start, the local profile alone, one record the main module reads: the game
         // opens in its mode and looks as it says without the queue, which the sync
         // module reads after the first flush, as after every other (docs/performance.md,
-        // "What loads first"). Without one (operations an earlier release stored), the
-        // queue at once.
+        // "What loads first"). Without one (a first visit, or operations an earlier
+        // release stored), the queue once the game is drawn.
         let ticket = service.ticket();
+        let owner = Owner::current().unwrap_or_default();
         spawn_local(async move {
             let local = match Db::open().await {
                 Ok(db) => db.local_profile().await,
@@ -70,10 +72,10 @@ impl ProfileService {
             };
             match local {
                 Ok(Some(local)) => service.show_local(ticket, local),
-                Ok(None) => service.reload(),
+                Ok(None) => owner.with(|| drawn.then(move || service.reload())),
                 Err(error) => {
                     log(&error);
-                    service.reload();
+                    owner.with(|| drawn.then(move || service.reload()));
                 }
             }
         });

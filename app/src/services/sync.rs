@@ -16,6 +16,7 @@
 
 use super::sync_engine::{self, SyncFailure};
 use super::sync_view::SyncView;
+use crate::on_demand::GameDrawn;
 use keydo_core::sync::backoff::timer_delay_ms;
 use keydo_core::sync::coalesce::{CHANGE_WINDOW_MS, COALESCE_WINDOW_MS, Coalescer, FlushKind};
 use leptos::prelude::*;
@@ -47,8 +48,8 @@ pub struct Coordinator {
 
 impl Coordinator {
     /// Starts syncing: listens for `online` and visibility, and flushes whatever an
-    /// earlier session left behind.
-    pub fn start() -> Coordinator {
+    /// earlier session left behind once the game is `drawn`.
+    pub fn start(drawn: GameDrawn) -> Coordinator {
         let coordinator = Coordinator {
             state: StoredValue::new(State::default()),
             view: RwSignal::new(SyncView::default()),
@@ -62,9 +63,9 @@ impl Coordinator {
         // Kept, and dropped (removed), with the owner that started the coordinator.
         StoredValue::new_local(super::when_visible(move || coordinator.trigger()));
         // No recount first, unlike later triggers: the flush counts the outbox when it
-        // ends, so the sync module is fetched once the trigger window has passed,
-        // not beside the page's first requests.
-        coordinator.schedule(FlushKind::Reconnect, COALESCE_WINDOW_MS);
+        // ends, so the sync module is fetched once the game is drawn and the trigger
+        // window has passed, not beside the page's first requests.
+        drawn.then(move || coordinator.schedule(FlushKind::Reconnect, COALESCE_WINDOW_MS));
         coordinator
     }
 
