@@ -72,9 +72,10 @@ impl ProfileService {
             };
             match local {
                 Ok(Some(local)) => service.show_local(ticket, local),
-                Ok(None) => owner.with(|| drawn.then(move || service.reload())),
-                Err(error) => {
-                    log(&error);
+                unread => {
+                    if let Err(error) = unread {
+                        log(&error);
+                    }
                     owner.with(|| drawn.then(move || service.reload()));
                 }
             }
