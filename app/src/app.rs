@@ -33,16 +33,9 @@ pub fn App() -> impl IntoView {
     // (docs/performance.md, "What loads first").
     let side = NodeRef::<leptos::html::Aside>::new();
     let (panels_drawn, set_panels_drawn) = signal(0_usize);
-    Effect::new(move |watching: Option<bool>| {
-        if watching == Some(true) {
-            return true;
-        }
-        match (game_drawn.get(), side.get()) {
-            (true, Some(side)) => {
-                when_in_view(&side, move || set_panels_drawn.set(1));
-                true
-            }
-            _ => false,
+    game_drawn.then(move || {
+        if let Some(side) = side.get_untracked() {
+            when_in_view(&side, move || set_panels_drawn.set(1));
         }
     });
     Effect::new(move |_| {
@@ -64,9 +57,10 @@ pub fn App() -> impl IntoView {
         }
         None => view! { <Game/> }.into_any(),
     };
+    let status_wanted = game_drawn.in_own_task();
     view! {
         <Portal mount=status_slot>
-            <Show when=move || game_drawn.get()>
+            <Show when=move || status_wanted.get()>
                 <OnDemand load=shell_status what="offline status"/>
             </Show>
         </Portal>

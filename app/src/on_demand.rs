@@ -65,7 +65,9 @@ impl GameDrawn {
         });
     }
 
-    /// Runs `then` once, when it is drawn (at once if it is already).
+    /// Runs `then` once, in a task of its own queued when it is drawn (at once if it
+    /// is already): each waiter's fetches and compiles are a short task of their own,
+    /// not one long task that holds a key back (docs/performance.md, "What loads first").
     pub fn then(self, then: impl FnOnce() + 'static) {
         self.then_boxed(Box::new(then));
     }
@@ -78,14 +80,16 @@ impl GameDrawn {
             if self.0.get()
                 && let Some(then) = then.take()
             {
-                then();
+                set_timeout(then, Duration::ZERO);
             }
         });
     }
 
-    /// Whether it is drawn (reactive).
-    pub fn get(self) -> bool {
-        self.0.get()
+    /// False until a task of its own, queued when it is drawn, sets it (reactive).
+    pub fn in_own_task(self) -> ReadSignal<bool> {
+        let (drawn, set_drawn) = signal(false);
+        self.then(move || set_drawn.set(true));
+        drawn
     }
 }
 

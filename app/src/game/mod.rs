@@ -42,7 +42,6 @@ use play::{Loading, Play};
 pub use replay::{ReplayPlayer, replay_code};
 use result::{Recording, result_screen};
 use source::Source;
-use std::time::Duration;
 pub use texts::Corpora;
 
 #[component]
@@ -51,8 +50,9 @@ pub fn Game() -> impl IntoView {
     let (source, set_source) = signal(Source::Mode(Mode::Time));
     let drawn = expect_context::<GameDrawn>();
     // The passages wait until the game is drawn, unless the game itself plays one.
+    let passages_wanted = drawn.in_own_task();
     let corpora = Corpora::load_passages_when(Signal::derive(move || {
-        drawn.get() || matches!(source.with(Source::mode), Mode::Quote | Mode::Zh)
+        passages_wanted.get() || matches!(source.with(Source::mode), Mode::Quote | Mode::Zh)
     }));
     let (round, set_round) = signal(0u64);
     let (finished, set_finished) = signal(None::<(Finished, Ended)>);
@@ -136,11 +136,7 @@ pub fn Game() -> impl IntoView {
     // The result's module (its screen, the durable write, the bests' read) is
     // fetched once the game is drawn, so that it is in before a game ends
     // (docs/performance.md, "What loads first"): reading the bests fetches it.
-    Effect::new(move || {
-        if drawn.get() {
-            set_timeout(move || records.read_bests(), Duration::ZERO);
-        }
-    });
+    drawn.then(move || records.read_bests());
     let on_next = Callback::new(move |()| next_game());
     let stage = move || {
         match finished.get() {
