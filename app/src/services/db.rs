@@ -15,6 +15,7 @@ use keydo_core::game::options::TestOptions;
 use keydo_storage::{Db, StorageError};
 use std::future::Future;
 use std::pin::Pin;
+use std::time::Duration;
 use wasm_split_helpers::{SplitLoaderError, wasm_split};
 
 /// A read or write of the database, running in an on-demand module (boxed: a split
@@ -30,7 +31,15 @@ pub async fn credentials() -> Option<Credentials> {
 
 /// The options last chosen for `mode`.
 pub async fn test_options(mode: Mode) -> Result<TestOptions, StorageError> {
-    Db::open().await?.test_options(mode).await
+    open_in_next_task().await?.test_options(mode).await
+}
+
+/// Opens the database from a task queued now: a read the page starts while it mounts
+/// the game (the options, the profile) is not part of that task, long enough
+/// already (docs/performance.md, "Time to playable: the work after the download").
+pub async fn open_in_next_task() -> Result<Db, StorageError> {
+    gloo_timers::future::sleep(Duration::ZERO).await;
+    Db::open().await
 }
 
 /// Keeps the options chosen for `mode` across reloads, once the result's module is

@@ -66,7 +66,7 @@ impl ProfileService {
         let ticket = service.ticket();
         let owner = Owner::current().unwrap_or_default();
         spawn_local(async move {
-            let local = match Db::open().await {
+            let local = match super::db::open_in_next_task().await {
                 Ok(db) => db.local_profile().await,
                 Err(error) => Err(error),
             };
