@@ -19,6 +19,9 @@ import { DIST, launchBrowser, startServer } from '../tests/e2e/harness.mjs';
 
 const ROUNDS = Number(process.env.ROUNDS ?? 3);
 const PROFILE = { latency: 150, download: 1.6e6 / 8, upload: 750e3 / 8, cpu: 4 };
+// The budgets (docs/performance.md): the bytes by the first keystroke, and time to
+// playable against what those bytes alone cost.
+const BUDGET = { bytes: 200_000, ratio: 1.3 };
 const dists = process.argv.length > 2 ? process.argv.slice(2).map((d) => resolve(d)) : [DIST];
 
 /**
@@ -133,13 +136,19 @@ try {
     const { first, repeat } = results[i];
     const bytes = median(first.map((r) => r.bytes));
     const firstAt = first.map((r) => r.at);
+    const ratio = median(firstAt) / bytesAlone(bytes);
     console.log(dist);
     console.log(`  first visit:   ${ms(firstAt)} ms (median ${median(firstAt).toFixed(0)})`);
     console.log(`  repeat visit:  ${ms(repeat.map((r) => r.at))} ms`);
     console.log(
       `  first visit transferred ${(bytes / 1024).toFixed(1)} KiB in ${median(first.map((r) => r.requests))} requests by then; ` +
         `those bytes alone: ${bytesAlone(bytes).toFixed(0)} ms; ` +
-        `time to playable / bytes alone = ${(median(firstAt) / bytesAlone(bytes)).toFixed(2)}`,
+        `time to playable / bytes alone = ${ratio.toFixed(2)}`,
+    );
+    const verdict = (within) => (within ? 'within' : 'OVER');
+    console.log(
+      `  budget: bytes ${bytes} B (≤ ${BUDGET.bytes}: ${verdict(bytes <= BUDGET.bytes)}); ` +
+        `ratio ${ratio.toFixed(2)} (≤ ${BUDGET.ratio}: ${verdict(ratio <= BUDGET.ratio)})`,
     );
     const last = first[first.length - 1];
     for (const file of last.files) console.log(`    ${String(file.bytes).padStart(7)} B  ${file.path}`);
