@@ -14,6 +14,11 @@
 //
 // Several builds are measured side by side: each round visits every build in turn, so
 // a slow spell of the machine falls on all of them. ROUNDS (default 3) rounds.
+//
+// BLOCKING=1 also traces each first visit until 3 s after playable and reports its
+// total blocking time from the first contentful paint (each main-thread task counts
+// what it ran over 50 ms, as Lighthouse counts it), the part before playable, and the
+// longest task. Tracing slows the page: compare those visits' times only with each other.
 import { resolve } from 'node:path';
 import { DIST, launchBrowser, startServer } from '../tests/e2e/harness.mjs';
 
@@ -22,6 +27,8 @@ const PROFILE = { latency: 150, download: 1.6e6 / 8, upload: 750e3 / 8, cpu: 4 }
 // The budgets (docs/performance.md): the bytes by the first keystroke, and time to
 // playable against what those bytes alone cost.
 const BUDGET = { bytes: 200_000, ratio: 1.3 };
+const BLOCKING = process.env.BLOCKING === '1';
+const BLOCKING_TAIL_MS = 3_000;
 const dists = process.argv.length > 2 ? process.argv.slice(2).map((d) => resolve(d)) : [DIST];
 
 /**
@@ -102,6 +109,73 @@ async function visit(page, transfers, url) {
   return { at, bytes, requests: files.length, files };
 }
 
+/** Runs `during` with the page traced; returns its result and the trace's events. */
+async function traced(cdp, during) {
+  const events = [];
+  const collect = (event) => events.push(...event.value);
+  cdp.on('Tracing.dataCollected', collect);
+  const complete = new Promise((resolve) => cdp.once('Tracing.tracingComplete', resolve));
+  await cdp.send('Tracing.start', {
+    categories: 'devtools.timeline,disabled-by-default-devtools.timeline,loading,toplevel,blink.user_timing',
+    transferMode: 'ReportEvents',
+  });
+  const result = await during();
+  await cdp.send('Tracing.end');
+  await complete;
+  cdp.off('Tracing.dataCollected', collect);
+  return { result, events };
+}
+
+/**
+ * The traced visit's total blocking time from the first contentful paint, the part of
+ * it in tasks that started before `playableAt` (ms on the page's clock), and its
+ * longest main-thread task, in ms.
+ */
+function blockingTime(events, playableAt) {
+  const navigation = events.find(
+    (e) =>
+      e.name === 'navigationStart' &&
+      e.args?.data?.isLoadingMainFrame &&
+      e.args.data.documentLoaderURL?.startsWith('http'),
+  );
+  const paint = events.find((e) => e.name === 'firstContentfulPaint' && e.pid === navigation.pid);
+  const tasks = events
+    .filter(
+      (e) =>
+        e.pid === navigation.pid &&
+        e.tid === navigation.tid &&
+        e.ph === 'X' &&
+        (e.name === 'RunTask' || e.name === 'ThreadControllerImpl::RunTask') &&
+        e.ts >= paint.ts,
+    )
+    .sort((a, b) => a.ts - b.ts || b.dur - a.dur);
+  // The two names nest for one task: only the outermost counts.
+  const outermost = [];
+  for (const task of tasks) {
+    const last = outermost.at(-1);
+    if (!last || task.ts >= last.ts + last.dur) outermost.push(task);
+  }
+  const over = (task) => Math.max(0, task.dur / 1000 - 50);
+  const sum = (xs) => xs.reduce((total, x) => total + x, 0);
+  const beforePlayable = (task) => (task.ts - navigation.ts) / 1000 < playableAt;
+  return {
+    total: sum(outermost.map(over)),
+    beforePlayable: sum(outermost.filter(beforePlayable).map(over)),
+    longest: Math.max(0, ...outermost.map((task) => task.dur / 1000)),
+  };
+}
+
+/** A first visit, traced until BLOCKING_TAIL_MS after playable when BLOCKING is set. */
+async function firstVisit(page, transfers, url) {
+  if (!BLOCKING) return visit(page, transfers, url);
+  const { result, events } = await traced(transfers.cdp, async () => {
+    const visited = await visit(page, transfers, url);
+    await new Promise((resolve) => setTimeout(resolve, BLOCKING_TAIL_MS));
+    return visited;
+  });
+  return { ...result, blocking: blockingTime(events, result.at) };
+}
+
 /**
  * What `bytes` cost alone on the profile's network: their transfer at its bandwidth
  * plus a round trip for each step of the request chain (the HTML, then the script,
@@ -120,7 +194,7 @@ try {
       await context.addInitScript(watchPlayable);
       const page = await context.newPage();
       const transfers = await phone(page);
-      results[i].first.push(await visit(page, transfers, server.origin + '/'));
+      results[i].first.push(await firstVisit(page, transfers, server.origin + '/'));
       await poll(transfers.cdp, 'navigator.serviceWorker.controller !== null');
       results[i].repeat.push(await visit(page, transfers));
       await context.close();
@@ -150,6 +224,15 @@ try {
       `  budget: bytes ${bytes} B (≤ ${BUDGET.bytes}: ${verdict(bytes <= BUDGET.bytes)}); ` +
         `ratio ${ratio.toFixed(2)} (≤ ${BUDGET.ratio}: ${verdict(ratio <= BUDGET.ratio)})`,
     );
+    if (BLOCKING) {
+      const blocking = first.map((visited) => visited.blocking);
+      console.log(
+        `  blocking time (traced, from the first paint to ${BLOCKING_TAIL_MS / 1000} s after playable): ` +
+          `median ${median(blocking.map((b) => b.total)).toFixed(0)} ms [${ms(blocking.map((b) => b.total))}], ` +
+          `before playable ${median(blocking.map((b) => b.beforePlayable)).toFixed(0)} ms, ` +
+          `longest task ${median(blocking.map((b) => b.longest)).toFixed(0)} ms`,
+      );
+    }
     const last = first[first.length - 1];
     for (const file of last.files) console.log(`    ${String(file.bytes).padStart(7)} B  ${file.path}`);
   }
