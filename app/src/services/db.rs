@@ -29,7 +29,8 @@ pub async fn credentials() -> Option<Credentials> {
     db.credentials().await.ok().flatten()
 }
 
-/// The options last chosen for `mode`.
+/// The options last chosen for `mode`, read from a task after the current one: the
+/// game reads them while it mounts ([`open_in_next_task`]).
 pub async fn test_options(mode: Mode) -> Result<TestOptions, StorageError> {
     open_in_next_task().await?.test_options(mode).await
 }
