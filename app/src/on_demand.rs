@@ -10,6 +10,9 @@
 //!
 //! What loads on its own (the panels, the result screen's module) waits for
 //! [`GameDrawn`]: nothing it fetches or compiles comes before the game a player types in.
+//! So do the styles of what loads on demand ([`on_demand_styles`]): fetched apart, with
+//! the first view loaded on demand, which waits for them, and joined to the page's own
+//! sheet.
 
 use leptos::prelude::*;
 use send_wrapper::SendWrapper;
@@ -17,6 +20,7 @@ use std::future::Future;
 use std::time::Duration;
 use wasm_bindgen::JsCast;
 use wasm_bindgen::closure::Closure;
+use wasm_bindgen_futures::JsFuture;
 pub use wasm_split_helpers::SplitLoaderError;
 
 /// The first retry's delay; each failure doubles it, up to [`MAX_RETRY_DELAY`].
@@ -93,6 +97,30 @@ impl GameDrawn {
     }
 }
 
+#[wasm_bindgen::prelude::wasm_bindgen]
+extern "C" {
+    /// `index.html`'s `keydoStyles`: enables the page's stylesheet for what loads on
+    /// demand (`assets/on-demand.css`, held disabled, so not fetched, until then) on
+    /// its first call, moves its rules into the page's own sheet once it is in, and
+    /// settles then or once it failed to come. After a failure the next call fetches
+    /// it again.
+    #[wasm_bindgen(catch, js_name = keydoStyles)]
+    fn keydo_styles() -> Result<js_sys::Promise, wasm_bindgen::JsValue>;
+}
+
+/// Fetches the styles of what loads on demand, unless they are in or coming; the
+/// future resolves once they are in. If they cannot be fetched it resolves all the
+/// same: what waited shows unstyled rather than not at all, and the next view loaded
+/// on demand fetches them again.
+fn on_demand_styles() -> impl Future<Output = ()> {
+    let settled = keydo_styles().ok().map(JsFuture::from);
+    async move {
+        if let Some(settled) = settled {
+            _ = settled.await;
+        }
+    }
+}
+
 /// What `load` returns once its module is in, trying again after each failed load
 /// with the delays [`OnDemand`] waits: for code whose caller waits for its answer
 /// (a corpus's reading) instead of drawing a line in its place. Pending while the
@@ -149,12 +177,16 @@ where
     move || {
         let failed = failures.get();
         let loaded = load();
+        // Fetched beside the module (nothing to fetch if they are in already).
+        let styled = on_demand_styles();
         // The module's future is the page's only (single-threaded wasm); Suspend
         // asks for Send. No `<Suspense>` around it: a `Suspend` alone draws nothing
         // until its future is ready, all this needs, and Suspense's code stays out
         // of the main module (docs/performance.md, "What loads first").
         Suspend::new(SendWrapper::new(async move {
-            match loaded.await {
+            let loaded = loaded.await;
+            styled.await;
+            match loaded {
                 Ok(view) => view,
                 Err(_) => {
                     set_timeout(move || set_failures.set(failed + 1), retry_delay(failed));

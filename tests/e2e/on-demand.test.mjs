@@ -3,8 +3,8 @@
 // game load once they come into view; each
 // module loads when first needed, offline too (from the
 // precache); a module whose load fails is tried again and the game plays on (the
-// offline status's too, which registers the worker), and a text pasted while its
-// reader cannot be fetched is kept.
+// offline status's too, which registers the worker), styles that fail to load are
+// fetched again, and a text pasted while its reader cannot be fetched is kept.
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import { PRACTICE_MODULE, launchBrowser, openControlled, refuseFirst, startServer } from './harness.mjs';
@@ -75,6 +75,13 @@ test('the first keystroke is accepted before any on-demand module has loaded', a
   await context.close();
 });
 
+/** The stylesheet of what loads on demand, `on-demand-<hash>.css`. */
+const ON_DEMAND_STYLES = /\/on-demand-[0-9a-f]{16}\.css$/;
+
+/** The leaderboard panel's corner radius, which only the on-demand styles give it. */
+const leaderboardRadius = (page) =>
+  page.locator('.leaderboard').evaluate((panel) => getComputedStyle(panel).borderTopLeftRadius);
+
 /** The corpus a request is for, if it is one of the game's: `words.txt`, `zh.json`... */
 const corpusOf = (url) => url.match(/\/texts\/(words\.txt|quotes\.json|zh\.json)$/)?.[1];
 
@@ -93,6 +100,7 @@ test('the panels, the result screen, the passages and the offline status wait fo
   page.on('request', (request) => {
     const name = moduleOf(request.url());
     if (name) asked.push(name);
+    if (ON_DEMAND_STYLES.test(request.url())) asked.push('styles');
     const corpus = corpusOf(request.url());
     if (corpus) corpora.push(corpus);
   });
@@ -101,7 +109,7 @@ test('the panels, the result screen, the passages and the offline status wait fo
   // A second of the wasm running with the game undrawn: the panels were asked for in
   // the first tasks after the mount before they waited for it.
   await page.waitForTimeout(1_000);
-  const waiting = ['panels', 'result', 'passages', 'shell'];
+  const waiting = ['panels', 'result', 'passages', 'shell', 'styles'];
   assert.deepEqual(
     asked.filter((name) => waiting.includes(name)),
     [],
@@ -118,6 +126,10 @@ test('the panels, the result screen, the passages and the offline status wait fo
   await eventually(() => asked.includes('passages'));
   for (const name of waiting) assert.ok(asked.includes(name), `${name} asked for once drawn; asked: ${asked}`);
   assert.equal(corpora.filter((c) => c === 'zh.json').length, 1, `fetched once: ${corpora}`);
+  // The panels are drawn with their styles (a rounded border, from on-demand.css),
+  // which joined the page's own sheet: one sheet, as when they were inlined.
+  assert.equal(await leaderboardRadius(page), '12px');
+  assert.equal(await page.evaluate(() => document.styleSheets.length), 1);
   // And they play.
   await page.getByTestId('mode-zh').click();
   await page.locator('[data-testid="prompt"][lang="zh-Hans"] .ch').first().waitFor();
@@ -286,6 +298,37 @@ test('the offline status, whose module registers the worker, is tried again when
   assert.equal(await error.count(), 0, 'the error line is gone once the module is in');
   const scope = await page.evaluate(async () => (await navigator.serviceWorker.getRegistration())?.scope);
   assert.equal(scope, server.origin + '/');
+  await context.close();
+});
+
+test('styles that fail to load hold back no view, and the next view loaded on demand fetches them again', async () => {
+  const context = await browser.newContext({ serviceWorkers: 'block' });
+  const page = await context.newPage();
+  // The styles cannot be fetched until `refusing` is lowered.
+  let refusing = true;
+  let refused = 0;
+  await page.route(ON_DEMAND_STYLES, async (route) => {
+    if (refusing) {
+      refused += 1;
+      await route.abort('connectionreset');
+    } else {
+      await route.continue();
+    }
+  });
+  await page.goto(server.origin);
+  await typingFocused(page);
+  // The panels show, without their styles.
+  await page.locator('#leaderboard-title').waitFor({ timeout: 30_000 });
+  assert.ok(refused >= 1, `refused ${refused} times`);
+  assert.equal(await leaderboardRadius(page), '0px');
+  await typePromptStart(page, 3);
+  // The next view loaded on demand (the practice panel, opened) fetches them again,
+  // and every view has its styles.
+  refusing = false;
+  await page.getByTestId('practice-panel').locator('summary').click();
+  await page.getByTestId('practice-english').waitFor({ timeout: 30_000 });
+  await eventually(async () => (await leaderboardRadius(page)) === '12px');
+  assert.equal(await page.evaluate(() => document.styleSheets.length), 1);
   await context.close();
 });
 
