@@ -6,7 +6,7 @@
 
 use crate::appearance;
 use crate::board_replay::BoardReplay;
-use crate::game::{Game, replay_code};
+use crate::game::{Game, Words, replay_code};
 use crate::leaderboard::Leaderboard;
 use crate::on_demand::{GameDrawn, OnDemand, SplitLoaderError, when_in_view};
 use crate::profile_panel::ProfilePanel;
@@ -22,7 +22,10 @@ use wasm_bindgen::JsCast;
 const PANELS: usize = 3;
 
 #[component]
-pub fn App() -> impl IntoView {
+pub fn App(
+    /// The word list, read by the page (`main`): the game starts from it.
+    words: Words,
+) -> impl IntoView {
     let game_drawn = GameDrawn::provide();
     services::provide(game_drawn);
     appearance::follow_settings();
@@ -55,7 +58,7 @@ pub fn App() -> impl IntoView {
             let load = move || board_replay(code.clone());
             view! { <OnDemand load what="replay"/> }.into_any()
         }
-        None => view! { <Game/> }.into_any(),
+        None => view! { <Game words/> }.into_any(),
     };
     let status_wanted = game_drawn.in_own_task();
     view! {

@@ -1,5 +1,6 @@
 // What loads first (docs/performance.md): the game takes keys before any on-demand
-// module has arrived, and opens as the player's settings say; the panels below the
+// module has arrived, appears with its first prompt (a second after its wasm when the
+// word list does not come), and opens as the player's settings say; the panels below the
 // game load once they come into view; each
 // module loads when first needed, offline too (from the
 // precache); a module whose load fails is tried again and the game plays on (the
@@ -81,6 +82,39 @@ const ON_DEMAND_STYLES = /\/on-demand-[0-9a-f]{16}\.css$/;
 /** The leaderboard panel's corner radius, which only the on-demand styles give it. */
 const leaderboardRadius = (page) =>
   page.locator('.leaderboard').evaluate((panel) => getComputedStyle(panel).borderTopLeftRadius);
+
+test('the game appears with its first prompt, or a second later without a late word list', async () => {
+  const context = await browser.newContext({ serviceWorkers: 'block' });
+  // Whether the prompt was still loading when the game's mode picker first appeared.
+  await context.addInitScript(() => {
+    new MutationObserver((_, observer) => {
+      if (document.querySelector('[data-testid="mode-zh"]')) {
+        window.promptLoadingWithGame = document.querySelector('.prompt-loading') !== null;
+        window.gameAppearedAt = performance.now();
+        observer.disconnect();
+      }
+    }).observe(document, { childList: true, subtree: true });
+  });
+  const page = await context.newPage();
+  await page.goto(server.origin);
+  await typingFocused(page);
+  assert.equal(await page.evaluate(() => window.promptLoadingWithGame), false, 'the game appeared before its prompt');
+
+  // A word list that never arrives holds the game back a second, not for good.
+  const held = await context.newPage();
+  await held.route(/\/texts\/words\.txt$/, () => {});
+  await held.goto(server.origin);
+  await held.locator('.prompt-loading').waitFor({ timeout: 30_000 });
+  assert.equal(await held.evaluate(() => window.promptLoadingWithGame), true);
+  // Both on the page's clock: the game appeared about WORDS_WAIT after the wasm was in.
+  const waited = await held.evaluate(
+    () =>
+      window.gameAppearedAt -
+      performance.getEntriesByType('resource').find((entry) => entry.name.endsWith('_bg.wasm')).responseEnd,
+  );
+  assert.ok(waited >= 900 && waited < 5_000, `the game appeared ${waited.toFixed(0)} ms after its wasm`);
+  await context.close();
+});
 
 /** The corpus a request is for, if it is one of the game's: `words.txt`, `zh.json`... */
 const corpusOf = (url) => url.match(/\/texts\/(words\.txt|quotes\.json|zh\.json)$/)?.[1];

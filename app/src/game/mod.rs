@@ -42,18 +42,24 @@ use play::{Loading, Play};
 pub use replay::{ReplayPlayer, replay_code};
 use result::{Recording, result_screen};
 use source::Source;
-pub use texts::Corpora;
+pub use texts::{Corpora, Words, read_words};
 
 #[component]
-pub fn Game() -> impl IntoView {
+pub fn Game(
+    /// The word list, read by the page (`main`), usually before it mounted the game.
+    words: Words,
+) -> impl IntoView {
     let first_seed = seed::first_seed();
     let (source, set_source) = signal(Source::Mode(Mode::Time));
     let drawn = expect_context::<GameDrawn>();
     // The passages wait until the game is drawn, unless the game itself plays one.
     let passages_wanted = drawn.in_own_task();
-    let corpora = Corpora::load_passages_when(Signal::derive(move || {
-        passages_wanted.get() || matches!(source.with(Source::mode), Mode::Quote | Mode::Zh)
-    }));
+    let corpora = Corpora::load_passages_when(
+        words,
+        Signal::derive(move || {
+            passages_wanted.get() || matches!(source.with(Source::mode), Mode::Quote | Mode::Zh)
+        }),
+    );
     let (round, set_round) = signal(0u64);
     let (finished, set_finished) = signal(None::<(Finished, Ended)>);
     let chosen = options::load_chosen();

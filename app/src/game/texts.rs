@@ -2,10 +2,11 @@
 //! builds from them.
 //!
 //! Each corpus loads on its own, so a broken `quotes.json` costs the `quote` mode only.
-//! A game fetches the word list at once and the passages only once they are wanted:
-//! a first visit plays from the word list, and its first keystroke waits for no byte
-//! of the others. The passages' JSON is read in a module of its own, `passages`,
-//! fetched with them (docs/performance.md, "What loads first").
+//! The page reads the word list before it mounts the game, and a game fetches the
+//! passages only once they are wanted: a first visit plays from the word list, and
+//! its first keystroke waits for no byte of the others. The passages' JSON is read
+//! in a module of its own, `passages`, fetched with them (docs/performance.md, "What
+//! loads first").
 
 use super::source::{Source, daily_mode};
 use crate::on_demand::{SplitLoaderError, once_loaded};
@@ -40,20 +41,34 @@ pub struct Assignment {
 /// of it (docs/performance.md, "What loads first").
 #[derive(Clone, Copy)]
 pub struct Corpora {
-    words: RwSignal<Option<Result<WordList, LoadError>>>,
+    words: RwSignal<Option<WordsRead>>,
     /// `None` until wanted and fetched.
     quotes: RwSignal<Option<Result<Passages, LoadError>>>,
     zh: RwSignal<Option<Result<Passages, LoadError>>>,
 }
 
+/// The word list as it was read, or why it could not be.
+pub type WordsRead = Result<WordList, LoadError>;
+
+/// The word list: `None` until it is read.
+pub type Words = RwSignal<Option<WordsRead>>;
+
+/// Fetches and reads the word list.
+pub async fn read_words() -> WordsRead {
+    load("words.txt", WordList::parse).await
+}
+
 impl Corpora {
     /// Starts fetching all three.
     pub fn load() -> Corpora {
-        Corpora::load_passages_when(Signal::stored(true))
+        let words = RwSignal::new(None);
+        set_when_loaded(words, read_words());
+        Corpora::load_passages_when(words, Signal::stored(true))
     }
 
-    /// Starts fetching the word list, and the passages once `wanted` is first true.
-    pub fn load_passages_when(wanted: Signal<bool>) -> Corpora {
+    /// The word list `words`, read by the page (`main`), and the passages, fetched once
+    /// `wanted` is first true.
+    pub fn load_passages_when(words: Words, wanted: Signal<bool>) -> Corpora {
         let passages = move |file| {
             let loaded = RwSignal::new(None);
             // Its value is whether the fetch has started: once it has, the effect
@@ -67,8 +82,6 @@ impl Corpora {
             });
             loaded
         };
-        let words = RwSignal::new(None);
-        set_when_loaded(words, load("words.txt", WordList::parse));
         Corpora {
             words,
             quotes: passages("quotes.json"),
