@@ -1,5 +1,5 @@
-//! The top-level component: starts the services (the page's I/O), then lays out the
-//! game; once it is drawn, the offline shell's status (in the header `index.html`
+//! The top-level component and what it starts first (the services, the page's I/O):
+//! it lays out the game; once it is drawn, the offline shell's status (in the header `index.html`
 //! paints before the wasm runs) and (tasks later, once in view) the sync status, the
 //! leaderboards and the profile. At `/r/<code>` a board entry's replay takes the
 //! game's place.
@@ -21,14 +21,23 @@ use wasm_bindgen::JsCast;
 /// The panels below the game: the sync status, the profile and the leaderboards.
 const PANELS: usize = 3;
 
+/// Starts what the views share: whether the game is drawn, the services (the page's
+/// I/O) and the appearance settings, as contexts of the owner it runs under. The page
+/// (`main`) runs it in a task of its own before the views are built, so neither task
+/// holds a key back long (docs/performance.md, "Time to playable").
+pub fn start() {
+    let game_drawn = GameDrawn::provide();
+    services::provide(game_drawn);
+    appearance::follow_settings();
+}
+
+/// The views, under the owner [`start`] ran under.
 #[component]
 pub fn App(
     /// The word list, read by the page (`main`): the game starts from it.
     words: Words,
 ) -> impl IntoView {
-    let game_drawn = GameDrawn::provide();
-    services::provide(game_drawn);
-    appearance::follow_settings();
+    let game_drawn = expect_context::<GameDrawn>();
     // The panels below the game are drawn once it is and they come into view (a
     // phone shows them only when scrolled to), each in a task of its own: their
     // modules' fetches, compiles and drawing come after the game's and never while
