@@ -1,8 +1,8 @@
 //! The top-level component and what it starts first (the services, the page's I/O):
-//! it lays out the game; once it is drawn, the offline shell's status (in the header `index.html`
-//! paints before the wasm runs) and (tasks later, once in view) the sync status, the
-//! leaderboards and the profile. At `/r/<code>` a board entry's replay takes the
-//! game's place.
+//! it lays out the game; once it is drawn, the offline shell's status (in the header
+//! `index.html` paints before the wasm runs) and (tasks later, once in view) the sync
+//! status, the leaderboards and the profile. At `/r/<code>` a board entry's replay
+//! takes the game's place.
 
 use crate::appearance;
 use crate::board_replay::BoardReplay;
