@@ -120,9 +120,9 @@ fn profile_panel() -> Result<AnyView, SplitLoaderError> {
 }
 
 // The offline shell's status, and with it the service worker's registration, which
-// waits for the page to settle anyway: a module of its own, `shell`, fetched once the
-// game is drawn, whatever is in view.
-#[wasm_split_helpers::wasm_split(shell, fallible)]
+// waits for the page to settle anyway: in the `drawn` module, with the result screen
+// and the sync, fetched once the game is drawn, whatever is in view.
+#[wasm_split_helpers::wasm_split(drawn, fallible)]
 fn shell_status() -> Result<AnyView, SplitLoaderError> {
     Ok(view! { <ShellStatus/> }.into_any())
 }

@@ -99,6 +99,12 @@ test('the game appears with its first prompt, or a second later without a late w
   await page.goto(server.origin);
   await typingFocused(page);
   assert.equal(await page.evaluate(() => window.promptLoadingWithGame), false, 'the game appeared before its prompt');
+  // The fonts' warm-up (index.html) was laid out while the wasm came, unseen and unread.
+  const warmup = await page.locator('#font-warmup').evaluate((p) => {
+    const { width, height } = p.getBoundingClientRect();
+    return { hidden: p.hidden, width, height, clip: getComputedStyle(p).clipPath, read: p.ariaHidden !== 'true' };
+  });
+  assert.deepEqual(warmup, { hidden: false, width: 1, height: 1, clip: 'inset(50%)', read: false });
 
   // A word list that never arrives holds the game back a second, not for good.
   const held = await context.newPage();
@@ -143,7 +149,7 @@ test('the panels, the result screen, the passages and the offline status wait fo
   // A second of the wasm running with the game undrawn: the panels were asked for in
   // the first tasks after the mount before they waited for it.
   await page.waitForTimeout(1_000);
-  const waiting = ['panels', 'result', 'passages', 'shell', 'styles'];
+  const waiting = ['panels', 'drawn', 'passages', 'styles'];
   assert.deepEqual(
     asked.filter((name) => waiting.includes(name)),
     [],
@@ -206,9 +212,10 @@ test('on a phone, the panels below the game load once scrolled to', async () => 
   const side = page.locator('aside.side');
   const below = await side.evaluate((aside) => aside.getBoundingClientRect().top - window.innerHeight);
   assert.ok(below > 0, `the panels start ${below} px below the window's end`);
-  // The result screen's module is the game's, fetched once it is drawn; the panels wait.
+  // The module the game needs next (its result screen, the sync, the offline status)
+  // is fetched once it is drawn; the panels wait.
   await page.waitForFunction(
-    () => performance.getEntriesByType('resource').some((e) => /keydo-lazy-split_result-/.test(e.name)),
+    () => performance.getEntriesByType('resource').some((e) => /keydo-lazy-split_drawn-/.test(e.name)),
     null,
     { timeout: 30_000 },
   );
@@ -241,8 +248,8 @@ test('each on-demand module loads when first needed, offline too, from the preca
   assert.ok(!loaded.includes('loader'), `the text reader waits for a text; loaded: ${loaded}`);
   await page.getByTestId('practice-panel').locator('summary').click();
   await page.getByTestId('practice-english').waitFor({ timeout: 30_000 });
-  // A loaded text is read by the `loader` module; the result screen's module came
-  // once the game was drawn, and shows the end of this game on it.
+  // A loaded text is read by the `loader` module; the result screen's module (`drawn`)
+  // came once the game was drawn, and shows the end of this game on it.
   await page.getByTestId('load-text-panel').locator('summary').click();
   await page.getByTestId('load-text-field').fill('On demand.');
   await page.getByTestId('load-text').click();
@@ -254,12 +261,12 @@ test('each on-demand module loads when first needed, offline too, from the preca
   await typingFocused(page);
   await page.keyboard.type('On demand.', { delay: 120 });
   await page.getByTestId('result').waitFor({ timeout: 30_000 });
-  for (const name of ['panels', 'practice', 'loader', 'result', 'passages', 'shell']) {
+  for (const name of ['panels', 'practice', 'loader', 'drawn', 'passages']) {
     assert.ok(loaded.includes(name), `${name} loaded; loaded: ${loaded}`);
     assert.ok(fromWorker.includes(name), `${name} came from the precache; from it: ${fromWorker}`);
   }
   // One reader for both passage corpora.
-  for (const name of ['panels', 'practice', 'result', 'passages', 'shell']) {
+  for (const name of ['panels', 'practice', 'drawn', 'passages']) {
     assert.equal(loaded.filter((n) => n === name).length, 1, `${name} loaded once`);
   }
   await context.close();
@@ -283,7 +290,7 @@ test('the next visit opens as the settings say before any on-demand module has l
   await page.waitForFunction(asSet, null, { timeout: 10_000 });
   // The next visit, every on-demand module held back but the passages' reader, which
   // a 中文 game needs to draw its prompt: the settings come from the main module's one
-  // read, not from the profile's queue (in the sync module). A module's chunks load
+  // read, not from the profile's queue (in the `drawn` module). A module's chunks load
   // only with it, so they pass.
   let held = 0;
   await page.route(/\/keydo-lazy-split_(?!passages-)[^/]*\.wasm$/, () => {
@@ -319,7 +326,18 @@ test('the offline status, whose module registers the worker, is tried again when
   const context = await browser.newContext();
   const page = await context.newPage();
   // A first visit: no worker yet to serve the module, so the refusal reaches the page.
-  const refused = await refuseFirst(page, /\/keydo-lazy-split_shell-[0-9a-f]{16}\.wasm$/, 1);
+  // The module (`drawn`) is refused until the status says so: the result's bests and
+  // the sync ask for it too, and one of them may be first.
+  let refusing = true;
+  let refused = 0;
+  await page.route(/\/keydo-lazy-split_drawn-[0-9a-f]{16}\.wasm$/, async (route) => {
+    if (refusing) {
+      refused += 1;
+      await route.abort('connectionreset');
+    } else {
+      await route.continue();
+    }
+  });
   await page.goto(server.origin);
   await typingFocused(page);
   const error = page
@@ -327,8 +345,9 @@ test('the offline status, whose module registers the worker, is tried again when
     .filter({ hasText: 'The offline status could not be loaded; trying again.' });
   await error.waitFor({ timeout: 10_000 });
   await typePromptStart(page, 3);
+  refusing = false;
   await page.getByText('Ready to play offline').waitFor({ timeout: 30_000 });
-  assert.equal(refused(), 1);
+  assert.ok(refused >= 1, `refused ${refused} times`);
   assert.equal(await error.count(), 0, 'the error line is gone once the module is in');
   const scope = await page.evaluate(async () => (await navigator.serviceWorker.getRegistration())?.scope);
   assert.equal(scope, server.origin + '/');

@@ -2,8 +2,8 @@
 // write fails (injected: the browser refuses the write transaction, as when the
 // storage quota is used up) stays in the tab, is shown as "Not saved yet", guards the
 // tab against closing, and is saved and delivered once the database takes it again.
-// So does a game that ends while the result's module, which holds the write, cannot
-// be fetched (docs/performance.md, "What loads first").
+// So does a game that ends while the module that holds the write (with the result
+// screen, fetched once the game is drawn) cannot be fetched (docs/performance.md, "What loads first").
 // And a browser that refuses persistent storage gets one dismissible note, once a
 // result waits to be sent.
 import assert from 'node:assert/strict';
@@ -123,15 +123,16 @@ test('a game whose write fails is kept in the tab, retried, then saved and deliv
 });
 
 test('a game that ends before the code that saves it is in is kept in the tab, then saved once it loads', async () => {
-  // No worker: every fetch of the result's module reaches the route below.
+  // No worker: every fetch of the module that holds the write reaches the route below.
   const context = await browser.newContext({ serviceWorkers: 'block' });
   try {
     const page = await context.newPage();
-    // The result's module (its screen, the durable write) cannot be fetched until
+    // The module fetched once the game is drawn (the result screen, the durable write)
+    // cannot be fetched until
     // `refusing` is lowered, as when the connection drops once the game is drawn.
     let refusing = true;
     let refused = 0;
-    await page.route(/\/keydo-lazy-split_result-[0-9a-f]{16}\.wasm$/, async (route) => {
+    await page.route(/\/keydo-lazy-split_drawn-[0-9a-f]{16}\.wasm$/, async (route) => {
       if (refusing) {
         refused += 1;
         await route.abort('internetdisconnected');

@@ -139,7 +139,7 @@ pub fn Game(
     });
     on_cleanup(move || on_escape.remove());
 
-    // The result's module (its screen, the durable write, the bests' read) is
+    // The result's module, `drawn` (its screen, the durable write, the bests' read), is
     // fetched once the game is drawn, so that it is in before a game ends
     // (docs/performance.md, "What loads first"): reading the bests fetches it.
     drawn.then(move || records.read_bests());

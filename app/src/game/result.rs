@@ -41,7 +41,7 @@ use wasm_split_helpers::wasm_split;
 
 /// The result screen ([`ResultScreen`]), a module loaded on demand
 /// (docs/performance.md, "What loads first").
-#[wasm_split(result, fallible)]
+#[wasm_split(drawn, fallible)]
 pub fn result_screen(
     finished: Finished,
     saving: Recording,

@@ -5,7 +5,7 @@
 //! Every read opens its own connection, which closes when it is dropped at the end
 //! of the read, so no open connection holds up a schema upgrade.
 //!
-//! The writes made while playing are in the result's module, fetched once the game is
+//! The writes made while playing are in the `drawn` module, fetched once the game is
 //! drawn (docs/performance.md, "What loads first"): the first keystroke needs none.
 
 use crate::on_demand::once_loaded;
@@ -43,7 +43,7 @@ pub async fn open_in_next_task() -> Result<Db, StorageError> {
     Db::open().await
 }
 
-/// Keeps the options chosen for `mode` across reloads, once the result's module is
+/// Keeps the options chosen for `mode` across reloads, once the `drawn` module is
 /// in (tried again while it cannot be fetched).
 pub async fn set_test_options(mode: Mode, options: TestOptions) -> Result<(), StorageError> {
     once_loaded(|| load_set_test_options(mode, options))
@@ -51,7 +51,7 @@ pub async fn set_test_options(mode: Mode, options: TestOptions) -> Result<(), St
         .await
 }
 
-#[wasm_split(result, fallible)]
+#[wasm_split(drawn, fallible)]
 fn load_set_test_options(
     mode: Mode,
     options: TestOptions,

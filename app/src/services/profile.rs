@@ -165,7 +165,7 @@ impl ProfileService {
         });
     }
 
-    /// Re-reads the stored queue (in the sync module).
+    /// Re-reads the stored queue (in the `drawn` module).
     pub fn reload(&self) {
         let service = *self;
         spawn_local(async move {

@@ -1,5 +1,5 @@
 //! What the profile panel and the settings show of the player's profile
-//! ([`ProfileView`]), made from the stored queue where it is read: in the `sync`
+//! ([`ProfileView`]), made from the stored queue where it is read: in the `drawn`
 //! module, and in the panels' changes. The main module reads only the local profile
 //! (docs/performance.md, "What loads first").
 

@@ -13,7 +13,7 @@
 //! Every operation opens its own connection, which closes when it is dropped at the
 //! end of the operation, so no open connection holds up a schema upgrade.
 //!
-//! The write and the bests' read are in the result's module, fetched once the game is
+//! The write and the bests' read are in the `drawn` module, fetched once the game is
 //! drawn, long before a game can end (docs/performance.md, "What loads first"). A
 //! game that ends before that module is in, or while it cannot be fetched, waits in
 //! memory as after any other passing failure, and is written once the module loads.
@@ -116,7 +116,7 @@ impl Records {
         records
     }
 
-    /// Reads the stored personal bests, in the result's module: called once the game
+    /// Reads the stored personal bests, in the `drawn` module: called once the game
     /// is drawn, it fetches that module ahead of the first game's end, and tries again
     /// while the module cannot be fetched.
     pub fn read_bests(&self) {
@@ -273,7 +273,7 @@ fn retry_delay(failures: u32) -> Duration {
 /// Why one attempt at recording a game failed.
 #[derive(Debug, Clone)]
 enum WriteFailure {
-    /// The result's module, which holds the write, could not be fetched.
+    /// The `drawn` module, which holds the write, could not be fetched.
     NotLoaded,
     /// The database refused or failed the write.
     Storage(StorageError),
@@ -313,13 +313,13 @@ async fn write(game: Game) -> Result<Recorded, WriteFailure> {
 }
 
 /// The write.
-#[wasm_split(result, fallible)]
+#[wasm_split(drawn, fallible)]
 fn load_write(game: Game) -> Result<Running<Recorded>, WriteFailure> {
     Ok(Box::pin(write_now(game)))
 }
 
 /// The personal best of every mode played so far.
-#[wasm_split(result, fallible)]
+#[wasm_split(drawn, fallible)]
 fn load_bests() -> Result<Running<Vec<(Mode, i64)>>, SplitLoaderError> {
     Ok(Box::pin(async { Db::open().await?.bests().await }))
 }

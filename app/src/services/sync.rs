@@ -63,7 +63,7 @@ impl Coordinator {
         // Kept, and dropped (removed), with the owner that started the coordinator.
         StoredValue::new_local(super::when_visible(move || coordinator.trigger()));
         // No recount first, unlike later triggers: the flush counts the outbox when it
-        // ends, so the sync module is fetched once the game is drawn and the trigger
+        // ends, so the flush's module is fetched once the game is drawn and the trigger
         // window has passed, not beside the page's first requests.
         drawn.then(move || coordinator.schedule(FlushKind::Reconnect, COALESCE_WINDOW_MS));
         coordinator

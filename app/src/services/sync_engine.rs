@@ -1,7 +1,8 @@
 //! `keydo-sync`'s flushes, loaded on demand: the first keystroke needs none of them
 //! (docs/performance.md, "What loads first"). Each entry point is cut into the build's
-//! `sync` module, fetched on its first call (from the precache when offline); a
-//! failed load is [`SyncFailure::NotLoaded`] and the next call tries again.
+//! `drawn` module (what the page loads once the game is drawn), fetched on its first
+//! call (from the precache when offline); a failed load is [`SyncFailure::NotLoaded`]
+//! and the next call tries again.
 
 use super::profile_view::ProfileView;
 use super::sync_view::SyncView;
@@ -96,36 +97,36 @@ async fn run<T>(running: Running<T>) -> Result<T, SyncFailure> {
     running.await.map_err(SyncFailure::Sync)
 }
 
-#[wasm_split(sync, fallible)]
+#[wasm_split(drawn, fallible)]
 fn load_flush(kind: FlushKind) -> Result<Running<FlushReport>, SyncFailure> {
     Ok(Box::pin(keydo_sync::flush_outbox(kind)))
 }
 
-#[wasm_split(sync, fallible)]
+#[wasm_split(drawn, fallible)]
 fn load_discard(score_id: Uuid) -> Result<Running<Option<OutboxEntry>>, SyncFailure> {
     Ok(Box::pin(keydo_sync::discard_blocked(score_id)))
 }
 
-#[wasm_split(sync, fallible)]
+#[wasm_split(drawn, fallible)]
 fn load_adopt(save: SaveCreated) -> Result<Running<usize>, SyncFailure> {
     Ok(Box::pin(async move { keydo_sync::adopt_save(&save).await }))
 }
 
-#[wasm_split(sync, fallible)]
+#[wasm_split(drawn, fallible)]
 fn load_profile_view() -> Result<Running<ProfileView>, SyncFailure> {
     Ok(Box::pin(async {
         Ok(ProfileView::of(&Db::open().await?.profile_queue().await?))
     }))
 }
 
-#[wasm_split(sync, fallible)]
+#[wasm_split(drawn, fallible)]
 fn load_sync_view() -> Result<Running<SyncView>, SyncFailure> {
     Ok(Box::pin(async {
         Ok(SyncView::of(Db::open().await?.sync_status().await?))
     }))
 }
 
-#[wasm_split(sync, fallible)]
+#[wasm_split(drawn, fallible)]
 fn load_refresh() -> Result<Running<Option<ProfileView>>, SyncFailure> {
     Ok(Box::pin(async {
         let queue = keydo_sync::refresh_profile().await?;
@@ -133,12 +134,12 @@ fn load_refresh() -> Result<Running<Option<ProfileView>>, SyncFailure> {
     }))
 }
 
-#[wasm_split(sync, fallible)]
+#[wasm_split(drawn, fallible)]
 fn load_register() -> Result<Pin<Box<dyn Future<Output = ()>>>, SyncFailure> {
     Ok(Box::pin(register()))
 }
 
-/// The registration, in the `sync` module.
+/// The registration, in the `drawn` module.
 async fn register() {
     let navigator = window().navigator();
     if !js_sys::Reflect::has(&navigator, &"serviceWorker".into()).unwrap_or(false) {

@@ -1,5 +1,5 @@
 //! What the sync status shows of the outbox ([`SyncView`]), counted from what the
-//! database holds. Read in the `sync` module, after every trigger and flush: only the
+//! database holds. Read in the `drawn` module, after every trigger and flush: only the
 //! panels and the result screen show it (docs/performance.md, "What loads first").
 
 use keydo_core::Mode;
