@@ -273,6 +273,27 @@ export async function syncEvents(context, origin) {
 
 /** The practice module's file (`keydo-lazy-split_practice-<hash>.wasm`). */
 export const PRACTICE_MODULE = /\/keydo-lazy-split_practice-[0-9a-f]{16}\.wasm$/;
+/** The file of the module fetched once the game is drawn (the result screen, the sync, the offline status). */
+export const DRAWN_MODULE = /\/keydo-lazy-split_drawn-[0-9a-f]{16}\.wasm$/;
+
+/**
+ * Refuses every request `page` makes for `pattern` (aborted with `error`) until
+ * `lower()` is called, then lets them through; `refused()` counts the refusals. A
+ * worker serving the file would hide it: open the context with `serviceWorkers: 'block'`.
+ */
+export async function refuseUntilLowered(page, pattern, error = 'connectionreset') {
+  let refusing = true;
+  let refused = 0;
+  await page.route(pattern, async (route) => {
+    if (refusing) {
+      refused += 1;
+      await route.abort(error);
+    } else {
+      await route.continue();
+    }
+  });
+  return { refused: () => refused, lower: () => (refusing = false) };
+}
 
 /**
  * Refuses the first `times` requests `page` makes for `pattern` (a connection reset),

@@ -8,7 +8,15 @@
 // fetched again, and a text pasted while its reader cannot be fetched is kept.
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
-import { PRACTICE_MODULE, launchBrowser, openControlled, refuseFirst, startServer } from './harness.mjs';
+import {
+  DRAWN_MODULE,
+  PRACTICE_MODULE,
+  launchBrowser,
+  openControlled,
+  refuseFirst,
+  refuseUntilLowered,
+  startServer,
+} from './harness.mjs';
 import { eventually, typingFocused } from './play.mjs';
 
 /** An on-demand module's file: `keydo-lazy-<module>-<hash>.wasm` (or a chunk they share). */
@@ -329,16 +337,7 @@ test('the offline status, whose module registers the worker, is tried again when
   // A first visit: no worker yet to serve the module, so the refusal reaches the page.
   // The module (`drawn`) is refused until the status says so: the result's bests and
   // the sync ask for it too, and one of them may be first.
-  let refusing = true;
-  let refused = 0;
-  await page.route(/\/keydo-lazy-split_drawn-[0-9a-f]{16}\.wasm$/, async (route) => {
-    if (refusing) {
-      refused += 1;
-      await route.abort('connectionreset');
-    } else {
-      await route.continue();
-    }
-  });
+  const refusal = await refuseUntilLowered(page, DRAWN_MODULE);
   await page.goto(server.origin);
   await typingFocused(page);
   const error = page
@@ -346,9 +345,9 @@ test('the offline status, whose module registers the worker, is tried again when
     .filter({ hasText: 'The offline status could not be loaded; trying again.' });
   await error.waitFor({ timeout: 10_000 });
   await typePromptStart(page, 3);
-  refusing = false;
+  refusal.lower();
   await page.getByText('Ready to play offline').waitFor({ timeout: 30_000 });
-  assert.ok(refused >= 1, `refused ${refused} times`);
+  assert.ok(refusal.refused() >= 1, `refused ${refusal.refused()} times`);
   assert.equal(await error.count(), 0, 'the error line is gone once the module is in');
   const scope = await page.evaluate(async () => (await navigator.serviceWorker.getRegistration())?.scope);
   assert.equal(scope, server.origin + '/');
@@ -358,27 +357,18 @@ test('the offline status, whose module registers the worker, is tried again when
 test('styles that fail to load hold back no view, and the next view loaded on demand fetches them again', async () => {
   const context = await browser.newContext({ serviceWorkers: 'block' });
   const page = await context.newPage();
-  // The styles cannot be fetched until `refusing` is lowered.
-  let refusing = true;
-  let refused = 0;
-  await page.route(ON_DEMAND_STYLES, async (route) => {
-    if (refusing) {
-      refused += 1;
-      await route.abort('connectionreset');
-    } else {
-      await route.continue();
-    }
-  });
+  // The styles cannot be fetched until the refusal is lowered.
+  const refusal = await refuseUntilLowered(page, ON_DEMAND_STYLES);
   await page.goto(server.origin);
   await typingFocused(page);
   // The panels show, without their styles.
   await page.locator('#leaderboard-title').waitFor({ timeout: 30_000 });
-  assert.ok(refused >= 1, `refused ${refused} times`);
+  assert.ok(refusal.refused() >= 1, `refused ${refusal.refused()} times`);
   assert.equal(await leaderboardRadius(page), '0px');
   await typePromptStart(page, 3);
   // The next view loaded on demand (the practice panel, opened) fetches them again,
   // and every view has its styles.
-  refusing = false;
+  refusal.lower();
   await page.getByTestId('practice-panel').locator('summary').click();
   await page.getByTestId('practice-english').waitFor({ timeout: 30_000 });
   await eventually(async () => (await leaderboardRadius(page)) === '12px');

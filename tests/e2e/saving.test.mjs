@@ -8,7 +8,7 @@
 // result waits to be sent.
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
-import { launchBrowser, startServer } from './harness.mjs';
+import { DRAWN_MODULE, launchBrowser, refuseUntilLowered, startServer } from './harness.mjs';
 import {
   PACE,
   board,
@@ -128,18 +128,9 @@ test('a game that ends before the code that saves it is in is kept in the tab, t
   try {
     const page = await context.newPage();
     // The module fetched once the game is drawn (the result screen, the durable write)
-    // cannot be fetched until
-    // `refusing` is lowered, as when the connection drops once the game is drawn.
-    let refusing = true;
-    let refused = 0;
-    await page.route(/\/keydo-lazy-split_drawn-[0-9a-f]{16}\.wasm$/, async (route) => {
-      if (refusing) {
-        refused += 1;
-        await route.abort('internetdisconnected');
-      } else {
-        await route.continue();
-      }
-    });
+    // cannot be fetched until the refusal is lowered, as when the connection drops
+    // once the game is drawn.
+    const refusal = await refuseUntilLowered(page, DRAWN_MODULE, 'internetdisconnected');
     await page.goto(`${server.origin}/?seed=${seed}`);
     await typeQuote(page);
 
@@ -158,9 +149,9 @@ test('a game that ends before the code that saves it is in is kept in the tab, t
     await dialog.dismiss();
 
     // The module can be fetched again: the next attempts show the result and save it.
-    const refusedWhileOut = refused;
+    const refusedWhileOut = refusal.refused();
     assert.ok(refusedWhileOut >= 2, `refused ${refusedWhileOut} times`);
-    refusing = false;
+    refusal.lower();
     await page.getByTestId('saved').waitFor({ timeout: 35_000 });
     const value = Number(await page.getByTestId('result-value').getAttribute('data-value'));
     assert.equal(await page.getByTestId('unsaved').count(), 0);
