@@ -277,40 +277,35 @@ export const PRACTICE_MODULE = /\/keydo-lazy-split_practice-[0-9a-f]{16}\.wasm$/
 export const DRAWN_MODULE = /\/keydo-lazy-split_drawn-[0-9a-f]{16}\.wasm$/;
 
 /**
- * Refuses every request `page` makes for `pattern` (aborted with `error`) until
- * `lower()` is called, then lets them through; `refused()` counts the refusals. A
- * worker serving the file would hide it: open the context with `serviceWorkers: 'block'`.
+ * Refuses the requests `page` makes for `pattern` (aborted with `error`) while
+ * `refusing(refusedSoFar)` holds, then lets them through; returns how many it has
+ * refused so far. A worker serving the file would hide it: open the context with
+ * `serviceWorkers: 'block'`.
  */
-export async function refuseUntilLowered(page, pattern, error = 'connectionreset') {
-  let refusing = true;
+async function refuseWhile(page, pattern, refusing, error = 'connectionreset') {
   let refused = 0;
   await page.route(pattern, async (route) => {
-    if (refusing) {
+    if (refusing(refused)) {
       refused += 1;
       await route.abort(error);
     } else {
       await route.continue();
     }
   });
-  return { refused: () => refused, lower: () => (refusing = false) };
+  return () => refused;
 }
 
+/** Refuses the first `times` requests for `pattern` (a connection reset); see `refuseWhile`. */
+export const refuseFirst = (page, pattern, times) => refuseWhile(page, pattern, (refused) => refused < times);
+
 /**
- * Refuses the first `times` requests `page` makes for `pattern` (a connection reset),
- * then lets them through; returns how many it has refused so far. A worker serving
- * the file would hide it: open the context with `serviceWorkers: 'block'`.
+ * Refuses every request for `pattern` until `lower()` is called; `refused()` counts
+ * the refusals (see `refuseWhile`).
  */
-export async function refuseFirst(page, pattern, times) {
-  let refused = 0;
-  await page.route(pattern, async (route) => {
-    if (refused < times) {
-      refused += 1;
-      await route.abort('connectionreset');
-    } else {
-      await route.continue();
-    }
-  });
-  return () => refused;
+export async function refuseUntilLowered(page, pattern, error) {
+  let refusing = true;
+  const refused = await refuseWhile(page, pattern, () => refusing, error);
+  return { refused, lower: () => (refusing = false) };
 }
 
 /** Every record of `store` in the page's IndexedDB `keydo`, read with the raw API. */
