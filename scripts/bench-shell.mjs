@@ -61,9 +61,11 @@ function sizes() {
   };
   return {
     // sw.js is the worker's one start-up script (the glue and wasm it is made from,
-    // keydo_worker*, are loaded by nothing).
-    serviceWorker: group((u) => u === '/sw.js' || u === '/keydo_flush.js'),
+    // keydo_worker*, are loaded by nothing); it imports the lifecycle and flush
+    // modules' glue when they are first needed.
+    serviceWorker: group((u) => u === '/sw.js' || u === '/keydo_lifecycle.js' || u === '/keydo_flush.js'),
     startup: group((u) => u === '/sw.js'),
+    lifecycleModule: group((u) => u === '/keydo_lifecycle_bg.wasm'),
     flushModule: group((u) => u === '/keydo_flush_bg.wasm'),
     // The style sheet is inlined in index.html.
     appShell: group((u) => /^\/keydo-app-.*\.(js|wasm)$/.test(u) || u === '/index.html'),
@@ -196,6 +198,9 @@ const s = sizes();
 console.log('sizes (gzip -9):');
 console.log(`  service worker scripts ${kb(s.serviceWorker.gzip)} (raw ${kb(s.serviceWorker.raw)}) budget 40 KB`);
 console.log(`    of which start-up    ${kb(s.startup.gzip)} (raw ${kb(s.startup.raw)}): ${s.startup.files.join(' ')}`);
+console.log(
+  `  lifecycle module (install, activate, messages, sync) ${kb(s.lifecycleModule.gzip)} (raw ${kb(s.lifecycleModule.raw)})`,
+);
 console.log(`  flush module (loaded on Background Sync only) ${kb(s.flushModule.gzip)} (raw ${kb(s.flushModule.raw)})`);
 console.log(`  app shell wasm+js+html ${kb(s.appShell.gzip)} (raw ${kb(s.appShell.raw)}) budget 250 KB`);
 console.log(`  text corpora           ${kb(s.texts.gzip)} (raw ${kb(s.texts.raw)})`);

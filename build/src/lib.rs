@@ -1,21 +1,22 @@
 //! The post-build step that makes the built shell work offline.
 //!
-//! After Trunk writes its output, [`flush_module::build`] adds the service worker's
-//! flush module, and [`run`] scans the output, writes `precache-manifest.json`
-//! (every file the game needs offline, with its SHA-256) and generates the service
-//! worker script `sw.js`, whose bytes embed the content digest so that browsers see
-//! an update whenever any precached byte changes. [`worker_files`] names the
-//! worker's files; `sw.js` hands those names to the worker. Last,
-//! [`precompress::write_all`] writes brotli and gzip copies for the server to send.
+//! After Trunk writes its output, [`worker_modules::build`] adds the service worker's
+//! lifecycle and flush modules, and [`run`] scans the output, writes
+//! `precache-manifest.json` (every file the game needs offline, with its SHA-256) and
+//! generates the service worker script `sw.js`, whose bytes embed the content digest
+//! so that browsers see an update whenever any precached byte changes.
+//! [`worker_files`] names the worker's files; `sw.js` hands those names to the
+//! worker. Last, [`precompress::write_all`] writes brotli and gzip copies for the
+//! server to send.
 
 pub mod app_module;
 pub mod digest;
-pub mod flush_module;
 pub mod manifest;
 pub mod precompress;
 pub mod references;
 pub mod tools;
 pub mod worker_files;
+pub mod worker_modules;
 pub mod worker_script;
 
 use std::path::Path;
@@ -58,7 +59,7 @@ impl std::error::Error for BuildError {}
 /// Scans `out_dir`, writes the precache manifest and the service worker scripts there.
 pub fn run(out_dir: &Path) -> Result<PrecacheManifest, BuildError> {
     let worker = worker_script::WorkerSources::read(out_dir)?;
-    worker_script::check_flush_module(out_dir)?;
+    worker_script::check_on_demand_modules(out_dir)?;
     let manifest = PrecacheManifest::scan(out_dir)?;
     references::check_all_present(out_dir, &manifest)?;
     manifest.write(out_dir)?;

@@ -2,12 +2,12 @@
 //! on its staging directory (`TRUNK_STAGING_DIR`), or by hand on a built `dist/`.
 //!
 //! `--build-modules` (the hook passes it) first builds the page's modules and the
-//! service worker's flush module into the output, for Trunk's profile
+//! service worker's lifecycle and flush modules into the output, for Trunk's profile
 //! (`TRUNK_PROFILE`); without it the output must already hold them, as a built
 //! `dist/` does.
 
 use keydo_build::tools::Profile;
-use keydo_build::{app_module, flush_module};
+use keydo_build::{app_module, worker_modules};
 use std::path::PathBuf;
 use std::process::ExitCode;
 
@@ -36,7 +36,7 @@ fn main() -> ExitCode {
             return ExitCode::FAILURE;
         };
         let built = app_module::build(&out_dir, profile)
-            .and_then(|()| flush_module::build(&out_dir, profile));
+            .and_then(|()| worker_modules::build(&out_dir, profile));
         if let Err(error) = built {
             eprintln!("keydo-precache: {error}");
             return ExitCode::FAILURE;

@@ -6,7 +6,8 @@
 
 use crate::manifest::MANIFEST_FILE;
 
-/// The service worker script the page registers.
+/// The service worker script the page registers: the fetch module ([`WORKER`]) and
+/// the listeners.
 pub const SW_JS: &str = "sw.js";
 
 /// The page a failed navigation falls back to.
@@ -22,6 +23,8 @@ pub struct WorkerModule {
     pub bin: &'static str,
     /// The global the glue defines.
     pub global: &'static str,
+    /// What it does for the worker, as an error message names it.
+    pub role: &'static str,
 }
 
 impl WorkerModule {
@@ -36,32 +39,46 @@ impl WorkerModule {
     }
 }
 
-/// The worker itself (`sw/`), built by Trunk's `data-type="worker"` link in
-/// index.html, whose glue keeps wasm-bindgen's default global.
+/// The worker's fetch handler (`sw/`), instantiated at every start; built by
+/// Trunk's `data-type="worker"` link in index.html, whose glue keeps
+/// wasm-bindgen's default global.
 pub const WORKER: WorkerModule = WorkerModule {
     package: "keydo-sw",
     bin: "keydo_worker",
     global: "wasm_bindgen",
+    role: "fetch",
+};
+
+/// The worker's install, activate, message and sync handlers (`sw/`), loaded on
+/// the first of those events (its wasm from the precache, once install has filled
+/// it); built by [`crate::worker_modules`] so its glue gets a global of its own.
+pub const LIFECYCLE: WorkerModule = WorkerModule {
+    package: "keydo-sw",
+    bin: "keydo_lifecycle",
+    global: "keydo_lifecycle",
+    role: "lifecycle",
 };
 
 /// The outbox flush (`sw-flush/`), loaded only for Background Sync; built by
-/// [`crate::flush_module`] so its glue gets a global of its own.
+/// [`crate::worker_modules`] so its glue gets a global of its own.
 pub const FLUSH: WorkerModule = WorkerModule {
     package: "keydo-sw-flush",
     bin: "keydo_flush",
     global: "keydo_flush",
+    role: "flush",
 };
 
 /// Output files that belong to the service worker itself and are never precached:
 /// its scripts, which the browser stores with the registration, and the precache
-/// manifest. The flush module's wasm is an ordinary precached file, loaded from
-/// the cache when needed.
+/// manifest. The lifecycle and flush modules' wasm are ordinary precached files,
+/// loaded from the cache when needed.
 pub fn is_worker_file(url: &str) -> bool {
     let Some(name) = url.strip_prefix('/') else {
         return false;
     };
     name == SW_JS
         || name == MANIFEST_FILE
+        || url == LIFECYCLE.glue_url()
         || url == FLUSH.glue_url()
         || name.starts_with(WORKER.bin)
 }
@@ -71,17 +88,19 @@ mod tests {
     use super::*;
 
     #[test]
-    fn the_workers_scripts_are_its_own_and_the_flush_wasm_is_precached() {
+    fn the_workers_scripts_are_its_own_and_the_on_demand_wasm_is_precached() {
         for url in [
             "/sw.js",
             "/precache-manifest.json",
             "/keydo_worker.js",
             "/keydo_worker_bg.wasm",
+            "/keydo_lifecycle.js",
             "/keydo_flush.js",
         ] {
             assert!(is_worker_file(url), "{url}");
         }
         for url in [
+            "/keydo_lifecycle_bg.wasm",
             "/keydo_flush_bg.wasm",
             "/index.html",
             "/texts/sw.js",
@@ -97,5 +116,7 @@ mod tests {
         assert_eq!(FLUSH.wasm_url(), "/keydo_flush_bg.wasm");
         assert_eq!(WORKER.glue_url(), "/keydo_worker.js");
         assert_eq!(WORKER.wasm_url(), "/keydo_worker_bg.wasm");
+        assert_eq!(LIFECYCLE.glue_url(), "/keydo_lifecycle.js");
+        assert_eq!(LIFECYCLE.wasm_url(), "/keydo_lifecycle_bg.wasm");
     }
 }

@@ -1,30 +1,33 @@
 //! Generates the service worker script, `/sw.js`.
 //!
 //! A service worker must register its listeners on its first synchronous run and
-//! must start with no network, so the worker's wasm cannot be fetched
+//! must start with no network, so the fetch module's wasm cannot be fetched
 //! asynchronously. `/sw.js` is one script: Trunk's wasm-bindgen glue
-//! (`keydo_worker.js`), then the worker's wasm (`keydo_worker_bg.wasm`) as a base64
-//! literal, instantiated synchronously, then one listener per event calling the
-//! worker's handler for it with every name the worker needs ([`WorkerConfig`]). One
-//! script rather than `importScripts` of the glue and the bytes: a worker woken for
-//! a fetch reads and evaluates one stored script (docs/service-worker.md, "Start-up
-//! numbers"). The glue and the wasm stay in the output as what `/sw.js` is made
-//! from, so the step can be re-run on a built `dist/`; nothing loads them, and the
-//! precache leaves them out.
+//! (`keydo_worker.js`), then the fetch module's wasm (`keydo_worker_bg.wasm`) as a
+//! base64 literal, instantiated synchronously, then one listener per event, each
+//! calling its handler with every name the worker needs ([`WorkerConfig`]): the fetch
+//! module's, or the lifecycle module's, which the listeners load on the first event
+//! it handles (docs/service-worker.md, "Two modules"). One script rather than
+//! `importScripts` of the glue and the bytes: a worker woken for a fetch reads and
+//! evaluates one stored script (docs/service-worker.md, "Start-up numbers"). The
+//! glue and the wasm stay in the output as what `/sw.js` is made from, so the step
+//! can be re-run on a built `dist/`; nothing loads them, and the precache leaves
+//! them out.
 
 use crate::BuildError;
 use crate::digest::CACHE_PREFIX;
 use crate::manifest::{PrecacheManifest, read, write};
-use crate::worker_files::{FLUSH, SHELL, SW_JS, WORKER};
+use crate::worker_files::{FLUSH, LIFECYCLE, SHELL, SW_JS, WORKER, WorkerModule};
 use base64::Engine;
 use serde::Serialize;
 use std::path::Path;
 
 const SW_TEMPLATE: &str = include_str!("sw.template.js");
 
-/// The events the worker handles: for each, `/sw.js` adds the worker's `on_<event>`
-/// export as the listener (`sw/src/main.rs`).
-const EVENTS: [&str; 5] = ["install", "activate", "message", "fetch", "sync"];
+/// The events the lifecycle module handles: for each, `/sw.js` adds a listener
+/// calling its `on_<event>` export (`sw/src/bin/keydo_lifecycle.rs`). The fetch
+/// module handles `fetch` (`on_fetch`, `sw/src/main.rs`).
+const LIFECYCLE_EVENTS: [&str; 4] = ["install", "activate", "message", "sync"];
 
 /// The worker's glue and wasm, as Trunk's `data-type="worker"` link wrote them.
 pub struct WorkerSources {
@@ -54,15 +57,23 @@ impl WorkerSources {
     }
 }
 
-/// Fails unless the flush module (glue and wasm) is in the output.
-pub fn check_flush_module(out_dir: &Path) -> Result<(), BuildError> {
-    for url in [FLUSH.glue_url(), FLUSH.wasm_url()] {
+/// Fails unless the modules the worker loads on demand (lifecycle and flush: glue
+/// and wasm) are in the output.
+pub fn check_on_demand_modules(out_dir: &Path) -> Result<(), BuildError> {
+    [LIFECYCLE, FLUSH]
+        .iter()
+        .try_for_each(|module| check_module(out_dir, module))
+}
+
+fn check_module(out_dir: &Path, module: &WorkerModule) -> Result<(), BuildError> {
+    for url in [module.glue_url(), module.wasm_url()] {
         if !out_dir.join(url.trim_start_matches('/')).is_file() {
             return Err(BuildError::MissingFile {
                 url,
-                referenced_by: "the service worker's Background Sync (keydo-precache \
-                                --build-modules builds it)"
-                    .into(),
+                referenced_by: format!(
+                    "the service worker's {} module (keydo-precache --build-modules builds it)",
+                    module.role
+                ),
             });
         }
     }
@@ -115,7 +126,10 @@ fn sw_js(manifest: &PrecacheManifest, worker: &WorkerSources) -> String {
         .replace("__WORKER_WASM__", &wasm)
         .replace("__WORKER_GLOBAL__", WORKER.global)
         .replace("__FLUSH_GLOBAL__", FLUSH.global)
-        .replace("__EVENTS__", &json(&EVENTS))
+        .replace("__LIFECYCLE_GLUE__", &json(&LIFECYCLE.glue_url()))
+        .replace("__LIFECYCLE_WASM__", &json(&LIFECYCLE.wasm_url()))
+        .replace("__LIFECYCLE_GLOBAL__", LIFECYCLE.global)
+        .replace("__LIFECYCLE_EVENTS__", &json(&LIFECYCLE_EVENTS))
         .replace("__CONFIG__", &json(&WorkerConfig::new(manifest)))
         .replace("__WORKER_GLUE__", worker.glue.trim_end())
 }
@@ -178,7 +192,11 @@ mod tests {
         };
         let js = sw_js(&manifest, &sources());
         assert!(!js.contains("__"), "every placeholder is filled: {js}");
-        assert!(!js.contains("importScripts"), "one script: {js}");
+        assert_eq!(
+            js.matches("importScripts(").count(),
+            1,
+            "one script at start-up; only the lifecycle module's glue is imported, by a listener: {js}"
+        );
         assert!(
             js.contains("\nlet wasm_bindgen = (() => ({}))();\n(function () {"),
             "the glue first, ended: {js}"
@@ -186,10 +204,16 @@ mod tests {
         assert!(js.contains(r#"const b64 = "AGFzbQ==";"#));
         assert!(js.contains("const worker = wasm_bindgen;"));
         assert!(js.contains("worker.initSync({ module: bytes });"));
-        assert!(
-            js.contains(r#"for (const type of ["install","activate","message","fetch","sync"]) {"#)
-        );
-        assert!(js.contains("self.addEventListener(type, (event) => handler(event, config));"));
+        assert!(js.contains(
+            r#"self.addEventListener("fetch", (event) => worker.on_fetch(event, config));"#
+        ));
+        assert!(js.contains(r#"importScripts("/keydo_lifecycle.js");"#));
+        assert!(js.contains(r#"const url = "/keydo_lifecycle_bg.wasm";"#));
+        assert!(js.contains("await keydo_lifecycle({ module_or_path: wasm });"));
+        assert!(js.contains(r#"for (const type of ["install","activate","message","sync"]) {"#));
+        assert!(js.contains(
+            "event.waitUntil(lifecycleModule().then((module) => module[`on_${type}`](event, config))),"
+        ));
         assert!(js.contains("config.flushModule = () => keydo_flush;"));
         assert_eq!(
             config_of(&js),
@@ -233,19 +257,26 @@ mod tests {
         assert_eq!(read, written);
     }
 
-    #[test]
-    fn every_event_has_the_workers_handler_and_every_handler_its_event() {
-        // The worker's side: its exported `on_<event>` functions.
-        let worker_side = include_str!("../../sw/src/main.rs");
-        let mut handlers: Vec<&str> = worker_side
+    /// The `on_<event>` functions a module's source exports, sorted.
+    fn handlers_in(source: &str) -> Vec<&str> {
+        let mut handlers: Vec<&str> = source
             .lines()
             .filter_map(|line| line.strip_prefix("pub fn on_"))
             .filter_map(|rest| rest.split_once('(').map(|(event, _)| event))
             .collect();
-        let mut events = EVENTS.to_vec();
         handlers.sort();
+        handlers
+    }
+
+    #[test]
+    fn every_event_has_a_modules_handler_and_every_handler_its_event() {
+        assert_eq!(handlers_in(include_str!("../../sw/src/main.rs")), ["fetch"]);
+        let mut events = LIFECYCLE_EVENTS.to_vec();
         events.sort();
-        assert_eq!(handlers, events);
+        assert_eq!(
+            handlers_in(include_str!("../../sw/src/bin/keydo_lifecycle.rs")),
+            events
+        );
     }
 
     #[test]
@@ -262,14 +293,24 @@ mod tests {
     }
 
     #[test]
-    fn a_missing_flush_module_fails_with_a_clear_message() {
+    fn a_missing_on_demand_module_fails_with_a_clear_message() {
         let dir = tempfile::tempdir().unwrap();
-        std::fs::write(dir.path().join("keydo_flush.js"), "let keydo_flush;").unwrap();
-        let err = check_flush_module(dir.path()).unwrap_err().to_string();
+        let err = check_on_demand_modules(dir.path()).unwrap_err().to_string();
+        assert!(err.contains("/keydo_lifecycle.js"), "{err}");
+        assert!(err.contains("lifecycle module"), "{err}");
+        for name in [
+            "keydo_lifecycle.js",
+            "keydo_lifecycle_bg.wasm",
+            "keydo_flush.js",
+        ] {
+            std::fs::write(dir.path().join(name), "").unwrap();
+        }
+        let err = check_on_demand_modules(dir.path()).unwrap_err().to_string();
         assert!(err.contains("/keydo_flush_bg.wasm"), "{err}");
+        assert!(err.contains("flush module"), "{err}");
         assert!(err.contains("--build-modules"), "{err}");
         std::fs::write(dir.path().join("keydo_flush_bg.wasm"), b"\0asm").unwrap();
-        check_flush_module(dir.path()).unwrap();
+        check_on_demand_modules(dir.path()).unwrap();
     }
 
     #[test]

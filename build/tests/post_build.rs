@@ -19,6 +19,11 @@ fn trunk_output(dir: &Path) {
         ("keydo_worker.js", b"let wasm_bindgen;"),
         ("keydo_worker_bg.wasm", b"\0asm\x01\0\0\0"),
         (
+            "keydo_lifecycle.js",
+            b"let keydo_lifecycle = (function(exports) {})({})",
+        ),
+        ("keydo_lifecycle_bg.wasm", b"\0asm\x01\0\0\x02"),
+        (
             "keydo_flush.js",
             b"let keydo_flush = (function(exports) {})({});",
         ),
@@ -44,6 +49,7 @@ fn writes_manifest_and_worker_scripts() {
             "/icons/icon-512.png",
             "/index.html",
             "/keydo_flush_bg.wasm",
+            "/keydo_lifecycle_bg.wasm",
             "/manifest.webmanifest",
             "/style-0123456789abcdef.css"
         ]
@@ -59,10 +65,14 @@ fn writes_manifest_and_worker_scripts() {
     );
     let sw = fs::read_to_string(dir.path().join("sw.js")).unwrap();
     assert!(sw.contains(&manifest.cache_name));
-    // One script: the worker's glue, then its wasm's bytes.
+    // One script: the fetch module's glue, then its wasm's bytes; the lifecycle
+    // module's glue is imported only by a listener.
     assert!(sw.contains("let wasm_bindgen;;\n(function () {"), "{sw}");
     assert!(sw.contains("const b64 = \"AGFzbQEAAAA=\";"), "{sw}");
-    assert!(!sw.contains("importScripts"), "{sw}");
+    assert!(
+        sw.contains("importScripts(\"/keydo_lifecycle.js\")"),
+        "{sw}"
+    );
     for file in &manifest.files {
         assert!(
             sw.contains(&format!("{:?}", file.sha256)),

@@ -2,7 +2,7 @@
 //! by the page after a result is saved) and the worker delivers the outbox.
 //!
 //! The flush itself lives in its own wasm module (the `keydo-sw-flush` crate) so
-//! ordinary worker start-ups stay small: its glue is imported once during install,
+//! the lifecycle module stays small: its glue is imported once during install,
 //! which stores the script with the registration (offline-proof, byte-compared on
 //! updates), and re-imported from there only when a sync event arrives; its wasm is
 //! instantiated from the precache. Where both live and what the glue's global is

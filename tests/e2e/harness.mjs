@@ -183,6 +183,7 @@ export function isWorkerFile(url) {
   return (
     url === '/sw.js' ||
     url === '/precache-manifest.json' ||
+    url === '/keydo_lifecycle.js' ||
     url === '/keydo_flush.js' ||
     url.startsWith('/keydo_worker')
   );

@@ -194,6 +194,33 @@ describe('offline shell', () => {
     }
   });
 
+  test("a worker woken for a navigation carries only its fetch module; a later event imports the lifecycle module's glue from what install stored, offline", async () => {
+    await context.setOffline(true);
+    try {
+      await stopWorkers(page);
+      await page.reload();
+      await page.getByTestId('mode-words').waitFor();
+      // The version's one worker, woken by the navigation (its DevTools target outlives a stop).
+      const workers = context.serviceWorkers();
+      assert.equal(workers.length, 1);
+      const [worker] = workers;
+      const lifecycleLoaded = () => worker.evaluate(() => typeof keydo_lifecycle !== 'undefined');
+      assert.equal(await lifecycleLoaded(), false, 'the navigation compiled the fetch module only');
+      // A message is one of the lifecycle module's events; this one asks for nothing.
+      await page.evaluate(() => navigator.serviceWorker.controller.postMessage({ type: 'PING' }));
+      const deadline = Date.now() + 10_000;
+      while (!(await lifecycleLoaded())) {
+        assert.ok(Date.now() < deadline, 'the lifecycle module was imported within 10 s');
+        await new Promise((done) => setTimeout(done, 50));
+      }
+      // The page is still served offline.
+      await page.reload();
+      await page.getByTestId('mode-words').waitFor();
+    } finally {
+      await context.setOffline(false);
+    }
+  });
+
   test('a navigation the network never answers gets the cached shell after 3 s', async () => {
     // The worker's own fetch of the page hangs, as on a link that has gone quiet.
     const hung = [];
@@ -289,31 +316,18 @@ describe('updates', () => {
     rmSync(dist, { recursive: true, force: true });
   });
 
-  test('a new build is offered, and accepting it reloads once onto the new cache', async () => {
-    const page = await openControlled(context, server.origin);
-    const oldCache = expectedCache(dist).name;
-    assert.deepEqual(Object.keys(await cacheContents(page)), [oldCache]);
-    assert.ok(await page.getByTestId('update-banner').isHidden());
-
-    // A new deployment: one changed byte in one precached asset, then the real post-build step.
+  /** A new deployment: one changed byte in one precached asset, then the real post-build step. */
+  function deployUpdate() {
     const webManifest = listOutput(dist).find((f) => f.url.endsWith('.webmanifest'));
     appendFileSync(webManifest.path, '\n');
     execFileSync(join(ROOT, 'target', 'release', 'keydo-precache'), [dist]);
-    const newCache = expectedCache(dist).name;
-    assert.notEqual(newCache, oldCache);
+    return expectedCache(dist).name;
+  }
 
-    // The page checks for updates when it becomes visible again.
-    await page.evaluate(() => document.dispatchEvent(new Event('visibilitychange')));
-    const reload = page.getByTestId('update-reload');
-    await reload.waitFor({ timeout: 30_000 });
-    assert.deepEqual(Object.keys(await cacheContents(page)).sort(), [newCache, oldCache].sort());
-
-    let navigations = 0;
-    page.on('framenavigated', (frame) => {
-      if (frame === page.mainFrame()) navigations += 1;
-    });
+  /** Clicks the update banner's button and waits for the reload onto `newCache`'s worker. */
+  async function acceptUpdate(page, newCache) {
     const reloaded = page.waitForEvent('load');
-    await reload.click();
+    await page.getByTestId('update-reload').click();
     await reloaded;
     await page.waitForFunction(
       async (name) => (await caches.keys()).length === 1 && (await caches.has(name)),
@@ -321,14 +335,54 @@ describe('updates', () => {
       { timeout: 30_000, polling: 100 },
     );
     await page.getByTestId('mode-time').waitFor();
-    assert.deepEqual(Object.keys(await cacheContents(page)), [newCache]);
     const controller = await page.evaluate(async () => {
       const registration = await navigator.serviceWorker.getRegistration();
       return { waiting: registration.waiting !== null, active: registration.active.state };
     });
     assert.deepEqual(controller, { waiting: false, active: 'activated' });
+  }
+
+  test('a new build is offered, and accepting it reloads once onto the new cache', async () => {
+    const page = await openControlled(context, server.origin);
+    const oldCache = expectedCache(dist).name;
+    assert.deepEqual(Object.keys(await cacheContents(page)), [oldCache]);
+    assert.ok(await page.getByTestId('update-banner').isHidden());
+
+    const newCache = deployUpdate();
+    assert.notEqual(newCache, oldCache);
+
+    // The page checks for updates when it becomes visible again.
+    await page.evaluate(() => document.dispatchEvent(new Event('visibilitychange')));
+    await page.getByTestId('update-reload').waitFor({ timeout: 30_000 });
+    assert.deepEqual(Object.keys(await cacheContents(page)).sort(), [newCache, oldCache].sort());
+
+    let navigations = 0;
+    page.on('framenavigated', (frame) => {
+      if (frame === page.mainFrame()) navigations += 1;
+    });
+    await acceptUpdate(page, newCache);
+    assert.deepEqual(Object.keys(await cacheContents(page)), [newCache]);
     assert.ok(await page.getByTestId('update-banner').isHidden());
     assert.equal(navigations, 1, 'exactly one reload');
+    await page.close();
+  });
+
+  test("offline, a waiting worker woken for the player's accept loads its lifecycle module from its precache and takes over", async () => {
+    const page = await openControlled(context, server.origin);
+    assert.deepEqual(Object.keys(await cacheContents(page)), [expectedCache(dist).name]);
+    const newCache = deployUpdate();
+    await page.evaluate(() => document.dispatchEvent(new Event('visibilitychange')));
+    await page.getByTestId('update-reload').waitFor({ timeout: 30_000 });
+
+    // Offline first: Playwright closes the page if the emulation changes while no worker runs.
+    await context.setOffline(true);
+    try {
+      // The waiting worker is woken by the accept's message, with no network to load from.
+      await stopWorkers(page);
+      await acceptUpdate(page, newCache);
+    } finally {
+      await context.setOffline(false);
+    }
   });
 });
 

@@ -1,7 +1,8 @@
-//! Builds the service worker's flush module (`sw-flush/`) into the output.
+//! Builds the service worker's modules that Trunk does not: the lifecycle module
+//! (`sw/`'s `keydo_lifecycle`) and the flush module (`sw-flush/`).
 //!
-//! The worker imports this module's `no-modules` glue beside its own, and two
-//! classic scripts declaring the same global collide, so this glue needs a global
+//! The worker imports these modules' `no-modules` glue beside its own, and two
+//! classic scripts declaring the same global collide, so each glue needs a global
 //! of its own. Trunk 0.21 cannot pass wasm-bindgen's `--no-modules-global`, so the
 //! build runs the three steps itself: cargo (wasm32, the profile of the page's own
 //! modules), the wasm-bindgen CLI with `--no-modules-global`, and in release
@@ -12,24 +13,31 @@
 use crate::BuildError;
 use crate::manifest::{read, write};
 use crate::tools::{self, Profile, Script, run};
-use crate::worker_files::{FLUSH, WorkerModule};
+use crate::worker_files::{FLUSH, LIFECYCLE, WorkerModule};
 use std::path::Path;
 use std::process::Command;
 
-/// Writes `keydo_flush.js` (global `keydo_flush`) and `keydo_flush_bg.wasm` into `out_dir`.
+/// Writes each module's glue (`<bin>.js`, defining its global) and wasm
+/// (`<bin>_bg.wasm`) into `out_dir`.
 pub fn build(out_dir: &Path, profile: Profile) -> Result<(), BuildError> {
-    let wasm = tools::cargo_build(FLUSH.package, FLUSH.bin, profile)?;
-    let bindgen_dir = wasm.with_file_name(format!("{}-bindgen", FLUSH.bin));
+    [LIFECYCLE, FLUSH]
+        .iter()
+        .try_for_each(|module| build_module(out_dir, profile, module))
+}
+
+fn build_module(out_dir: &Path, profile: Profile, module: &WorkerModule) -> Result<(), BuildError> {
+    let wasm = tools::cargo_build(module.package, module.bin, profile)?;
+    let bindgen_dir = wasm.with_file_name(format!("{}-bindgen", module.bin));
     run(Command::new("wasm-bindgen")
-        .args(wasm_bindgen_args(&FLUSH, &bindgen_dir))
+        .args(wasm_bindgen_args(module, &bindgen_dir))
         .arg(&wasm))?;
-    let glue = format!("{}.js", FLUSH.bin);
+    let glue = format!("{}.js", module.bin);
     let script = read(&bindgen_dir.join(&glue))?;
     write(
         &out_dir.join(&glue),
         &tools::minify_js(profile, &glue, script, Script::Classic)?,
     )?;
-    let wasm_name = format!("{}_bg.wasm", FLUSH.bin);
+    let wasm_name = format!("{}_bg.wasm", module.bin);
     let (bound, output) = (bindgen_dir.join(&wasm_name), out_dir.join(&wasm_name));
     tools::optimize(profile, &bound, &output)
 }
