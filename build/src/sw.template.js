@@ -23,11 +23,12 @@ __WORKER_GLUE__;
   // Every other event by the lifecycle module, loaded on the first of them: its glue
   // imported (at install, which stores it with the registration; later from there),
   // its wasm instantiated from this version's precache, or from the network before
-  // install has filled it. A failed load is tried again on the next event.
+  // install has filled it. A failed load is tried again on the next event, without
+  // importing glue that did load a second time: its `let` would be declared twice.
   let lifecycle;
   const lifecycleModule = () =>
     (lifecycle ??= (async () => {
-      importScripts(__LIFECYCLE_GLUE__);
+      if (typeof __LIFECYCLE_GLOBAL__ === "undefined") importScripts(__LIFECYCLE_GLUE__);
       const url = __LIFECYCLE_WASM__;
       const wasm =
         (await caches.match(url, { cacheName: config.cacheName })) ?? (await fetch(url));

@@ -207,7 +207,9 @@ mod tests {
         assert!(js.contains(
             r#"self.addEventListener("fetch", (event) => worker.on_fetch(event, config));"#
         ));
-        assert!(js.contains(r#"importScripts("/keydo_lifecycle.js");"#));
+        assert!(js.contains(
+            r#"if (typeof keydo_lifecycle === "undefined") importScripts("/keydo_lifecycle.js");"#
+        ));
         assert!(js.contains(r#"const url = "/keydo_lifecycle_bg.wasm";"#));
         assert!(js.contains("await keydo_lifecycle({ module_or_path: wasm });"));
         assert!(js.contains(r#"for (const type of ["install","activate","message","sync"]) {"#));

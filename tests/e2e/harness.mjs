@@ -281,7 +281,8 @@ export const DRAWN_MODULE = /\/keydo-lazy-split_drawn-[0-9a-f]{16}\.wasm$/;
  * Refuses the requests `page` makes for `pattern` (aborted with `error`) while
  * `refusing(refusedSoFar)` holds, then lets them through; returns how many it has
  * refused so far. A worker serving the file would hide it: open the context with
- * `serviceWorkers: 'block'`.
+ * `serviceWorkers: 'block'`. Given a browser context instead of a page, it refuses
+ * its service workers' own requests too.
  */
 async function refuseWhile(page, pattern, refusing, error = 'connectionreset') {
   let refused = 0;

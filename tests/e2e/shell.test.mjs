@@ -19,6 +19,7 @@ import {
   launchProfile,
   listOutput,
   openControlled,
+  refuseUntilLowered,
   startServer,
 } from './harness.mjs';
 
@@ -383,6 +384,40 @@ describe('updates', () => {
     } finally {
       await context.setOffline(false);
     }
+  });
+
+  test("a lifecycle module that fails to load is loaded again on the next event: the player's second accept takes over", async () => {
+    const page = await openControlled(context, server.origin);
+    const newCache = deployUpdate();
+    await page.evaluate(() => document.dispatchEvent(new Event('visibilitychange')));
+    await page.getByTestId('update-reload').waitFor({ timeout: 30_000 });
+    // The waiting version's lifecycle wasm gone from its cache, and the network refusing it.
+    const lifecycleWasm = '/keydo_lifecycle_bg.wasm';
+    const removed = await page.evaluate(
+      async ({ name, url }) => (await caches.open(name)).delete(url),
+      { name: newCache, url: lifecycleWasm },
+    );
+    assert.ok(removed, "the lifecycle wasm was in the waiting version's cache");
+    const refusal = await refuseUntilLowered(context, /\/keydo_lifecycle_bg\.wasm$/);
+
+    // Woken by the first accept, the worker imports the glue and fails to fetch the wasm.
+    await stopWorkers(page);
+    await page.getByTestId('update-reload').click();
+    const deadline = Date.now() + 10_000;
+    while (refusal.refused() === 0) {
+      assert.ok(Date.now() < deadline, 'the woken worker asked for its lifecycle wasm within 10 s');
+      await new Promise((done) => setTimeout(done, 50));
+    }
+    // The failed load leaves the update waiting and its offer up.
+    await new Promise((done) => setTimeout(done, 1_000));
+    const waiting = await page.evaluate(async () => (await navigator.serviceWorker.getRegistration()).waiting !== null);
+    assert.ok(waiting, 'a failed load does not take over');
+    await page.getByTestId('update-reload').waitFor();
+
+    // The second accept loads the module again, from the network this time, and takes over.
+    refusal.lower();
+    await acceptUpdate(page, newCache);
+    assert.equal(refusal.refused(), 1);
   });
 });
 
