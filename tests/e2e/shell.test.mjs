@@ -398,7 +398,7 @@ describe('updates', () => {
       { name: newCache, url: lifecycleWasm },
     );
     assert.ok(removed, "the lifecycle wasm was in the waiting version's cache");
-    const refusal = await refuseUntilLowered(context, /\/keydo_lifecycle_bg\.wasm$/);
+    const refusal = await refuseUntilLowered(context, `**${lifecycleWasm}`);
 
     // Woken by the first accept, the worker imports the glue and fails to fetch the wasm.
     await stopWorkers(page);
