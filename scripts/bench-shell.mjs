@@ -60,11 +60,10 @@ function sizes() {
     };
   };
   return {
-    // sw.js is the worker's one start-up script (the glue and wasm it is made from,
-    // keydo_worker*, are loaded by nothing); it imports the lifecycle and flush
-    // modules' glue when they are first needed.
-    serviceWorker: group((u) => u === '/sw.js' || u === '/keydo_lifecycle.js' || u === '/keydo_flush.js'),
-    startup: group((u) => u === '/sw.js'),
+    // sw.js is the worker's one script: it carries the lifecycle and flush modules'
+    // glue, and the files it is made from (keydo_worker*, keydo_lifecycle.js,
+    // keydo_flush.js) are loaded by nothing.
+    serviceWorker: group((u) => u === '/sw.js'),
     lifecycleModule: group((u) => u === '/keydo_lifecycle_bg.wasm'),
     flushModule: group((u) => u === '/keydo_flush_bg.wasm'),
     // The style sheet is inlined in index.html.
@@ -196,8 +195,7 @@ const builds = process.argv.length > 2 ? process.argv.slice(2).map((d) => resolv
 
 const s = sizes();
 console.log('sizes (gzip -9):');
-console.log(`  service worker scripts ${kb(s.serviceWorker.gzip)} (raw ${kb(s.serviceWorker.raw)}) budget 40 KB`);
-console.log(`    of which start-up    ${kb(s.startup.gzip)} (raw ${kb(s.startup.raw)}): ${s.startup.files.join(' ')}`);
+console.log(`  service worker script  ${kb(s.serviceWorker.gzip)} (raw ${kb(s.serviceWorker.raw)}) budget 40 KB`);
 console.log(
   `  lifecycle module (install, activate, messages, sync) ${kb(s.lifecycleModule.gzip)} (raw ${kb(s.lifecycleModule.raw)})`,
 );

@@ -59,7 +59,6 @@ impl std::error::Error for BuildError {}
 /// Scans `out_dir`, writes the precache manifest and the service worker scripts there.
 pub fn run(out_dir: &Path) -> Result<PrecacheManifest, BuildError> {
     let worker = worker_script::WorkerSources::read(out_dir)?;
-    worker_script::check_on_demand_modules(out_dir)?;
     let manifest = PrecacheManifest::scan(out_dir)?;
     references::check_all_present(out_dir, &manifest)?;
     manifest.write(out_dir)?;

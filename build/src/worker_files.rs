@@ -69,7 +69,8 @@ pub const FLUSH: WorkerModule = WorkerModule {
 };
 
 /// Output files that belong to the service worker itself and are never precached:
-/// its scripts, which the browser stores with the registration, and the precache
+/// its script, which the browser stores with the registration, what that script is
+/// made from (the modules' glue and the fetch module's wasm), and the precache
 /// manifest. The lifecycle and flush modules' wasm are ordinary precached files,
 /// loaded from the cache when needed.
 pub fn is_worker_file(url: &str) -> bool {

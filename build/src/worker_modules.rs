@@ -1,10 +1,10 @@
 //! Builds the service worker's modules that Trunk does not: the lifecycle module
 //! (`sw/`'s `keydo_lifecycle`) and the flush module (`sw-flush/`).
 //!
-//! The worker imports these modules' `no-modules` glue beside its own, and two
-//! classic scripts declaring the same global collide, so each glue needs a global
-//! of its own. Trunk 0.21 cannot pass wasm-bindgen's `--no-modules-global`, so the
-//! build runs the three steps itself: cargo (wasm32, the profile of the page's own
+//! `/sw.js` carries these modules' `no-modules` glue beside its own, each inside a
+//! function that returns the global the glue declares, and names each module by
+//! that global ([`crate::worker_files`]). Trunk 0.21 cannot pass wasm-bindgen's
+//! `--no-modules-global`, so the build runs the three steps itself: cargo (wasm32, the profile of the page's own
 //! modules), the wasm-bindgen CLI with `--no-modules-global`, and in release
 //! builds wasm-opt with the links' settings. It runs in Trunk's post_build hook:
 //! by then Trunk has checked that the `wasm-bindgen` and `wasm-opt` first on PATH

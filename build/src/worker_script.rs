@@ -2,17 +2,19 @@
 //!
 //! A service worker must register its listeners on its first synchronous run and
 //! must start with no network, so the fetch module's wasm cannot be fetched
-//! asynchronously. `/sw.js` is one script: Trunk's wasm-bindgen glue
-//! (`keydo_worker.js`), then the fetch module's wasm (`keydo_worker_bg.wasm`) as a
-//! base64 literal, instantiated synchronously, then one listener per event, each
+//! asynchronously. `/sw.js` is one script that imports nothing: Trunk's wasm-bindgen
+//! glue (`keydo_worker.js`), then the fetch module's wasm (`keydo_worker_bg.wasm`) as
+//! a base64 literal, instantiated synchronously, then one listener per event, each
 //! calling its handler with every name the worker needs ([`WorkerConfig`]): the fetch
 //! module's, or the lifecycle module's, which the listeners load on the first event
-//! it handles (docs/service-worker.md, "Two modules"). One script rather than
-//! `importScripts` of the glue and the bytes: a worker woken for a fetch reads and
-//! evaluates one stored script (docs/service-worker.md, "Start-up numbers"). The
-//! glue and the wasm stay in the output as what `/sw.js` is made from, so the step
-//! can be re-run on a built `dist/`; nothing loads them, and the precache leaves
-//! them out.
+//! it handles (docs/service-worker.md, "Two modules"). Last come the lifecycle and
+//! flush modules' glue, each inside a function declaration called on first use. One
+//! script rather than `importScripts`: a browser hands every script a worker
+//! imported at install to each start of it, used or not (docs/service-worker.md,
+//! "The scripts install imports cost every start"). The glue files and the fetch
+//! module's wasm stay in the output as what `/sw.js` is made from, so the step can
+//! be re-run on a built `dist/`; nothing loads them, and the precache leaves them
+//! out.
 
 use crate::BuildError;
 use crate::digest::CACHE_PREFIX;
@@ -29,14 +31,20 @@ const SW_TEMPLATE: &str = include_str!("sw.template.js");
 /// module handles `fetch` (`on_fetch`, `sw/src/main.rs`).
 const LIFECYCLE_EVENTS: [&str; 4] = ["install", "activate", "message", "sync"];
 
-/// The worker's glue and wasm, as Trunk's `data-type="worker"` link wrote them.
+/// What `/sw.js` is made from: the fetch module's glue and wasm, as Trunk's
+/// `data-type="worker"` link wrote them, and the glue of the modules the worker
+/// loads on demand, as [`crate::worker_modules`] wrote it.
 pub struct WorkerSources {
     glue: String,
     wasm: Vec<u8>,
+    lifecycle_glue: String,
+    flush_glue: String,
 }
 
 impl WorkerSources {
-    /// Reads them from `out_dir`; fails, naming both files, if either is missing.
+    /// Reads them from `out_dir`; fails, naming the missing file and what builds it,
+    /// if one is not there. The on-demand modules' wasm is checked too: it is
+    /// precached rather than embedded.
     pub fn read(out_dir: &Path) -> Result<Self, BuildError> {
         let [glue, wasm] =
             [WORKER.glue_url(), WORKER.wasm_url()].map(|url| out_dir.join(&url[1..]));
@@ -46,28 +54,21 @@ impl WorkerSources {
                 referenced_by: "the service worker (Trunk's data-type=\"worker\" link)".into(),
             });
         }
-        let glue = String::from_utf8(read(&glue)?).map_err(|_| BuildError::Invalid {
-            path: glue.display().to_string(),
-            reason: "the worker's glue is not UTF-8".into(),
-        })?;
+        [LIFECYCLE, FLUSH]
+            .iter()
+            .try_for_each(|module| check_module(out_dir, module))?;
         Ok(WorkerSources {
-            glue,
+            glue: read_glue(&glue)?,
             wasm: read(&wasm)?,
+            lifecycle_glue: read_glue(&out_dir.join(&LIFECYCLE.glue_url()[1..]))?,
+            flush_glue: read_glue(&out_dir.join(&FLUSH.glue_url()[1..]))?,
         })
     }
 }
 
-/// Fails unless the modules the worker loads on demand (lifecycle and flush: glue
-/// and wasm) are in the output.
-pub fn check_on_demand_modules(out_dir: &Path) -> Result<(), BuildError> {
-    [LIFECYCLE, FLUSH]
-        .iter()
-        .try_for_each(|module| check_module(out_dir, module))
-}
-
 fn check_module(out_dir: &Path, module: &WorkerModule) -> Result<(), BuildError> {
     for url in [module.glue_url(), module.wasm_url()] {
-        if !out_dir.join(url.trim_start_matches('/')).is_file() {
+        if !out_dir.join(&url[1..]).is_file() {
             return Err(BuildError::MissingFile {
                 url,
                 referenced_by: format!(
@@ -78,6 +79,13 @@ fn check_module(out_dir: &Path, module: &WorkerModule) -> Result<(), BuildError>
         }
     }
     Ok(())
+}
+
+fn read_glue(path: &Path) -> Result<String, BuildError> {
+    String::from_utf8(read(path)?).map_err(|_| BuildError::Invalid {
+        path: path.display().to_string(),
+        reason: "a worker module's glue is not UTF-8".into(),
+    })
 }
 
 /// Everything the worker's Rust handlers are told; the field names are its contract
@@ -92,7 +100,6 @@ pub struct WorkerConfig<'a> {
     pub urls: Vec<&'a str>,
     /// The hex SHA-256 of each of `urls`, in the same order.
     pub sha256: Vec<&'a str>,
-    pub flush_glue: String,
     pub flush_wasm: String,
 }
 
@@ -104,7 +111,6 @@ impl<'a> WorkerConfig<'a> {
             shell: SHELL,
             urls: manifest.files.iter().map(|f| f.url.as_str()).collect(),
             sha256: manifest.files.iter().map(|f| f.sha256.as_str()).collect(),
-            flush_glue: FLUSH.glue_url(),
             flush_wasm: FLUSH.wasm_url(),
         }
     }
@@ -121,17 +127,39 @@ pub fn write_sw_js(
 
 fn sw_js(manifest: &PrecacheManifest, worker: &WorkerSources) -> String {
     let wasm = base64::engine::general_purpose::STANDARD.encode(&worker.wasm);
-    // The glue goes in last: its text is wasm-bindgen's, not a template's.
-    SW_TEMPLATE
-        .replace("__WORKER_WASM__", &wasm)
-        .replace("__WORKER_GLOBAL__", WORKER.global)
-        .replace("__FLUSH_GLOBAL__", FLUSH.global)
-        .replace("__LIFECYCLE_GLUE__", &json(&LIFECYCLE.glue_url()))
-        .replace("__LIFECYCLE_WASM__", &json(&LIFECYCLE.wasm_url()))
-        .replace("__LIFECYCLE_GLOBAL__", LIFECYCLE.global)
-        .replace("__LIFECYCLE_EVENTS__", &json(&LIFECYCLE_EVENTS))
-        .replace("__CONFIG__", &json(&WorkerConfig::new(manifest)))
-        .replace("__WORKER_GLUE__", worker.glue.trim_end())
+    fill(
+        SW_TEMPLATE,
+        &[
+            ("__WORKER_GLUE__", worker.glue.trim_end()),
+            ("__WORKER_WASM__", &wasm),
+            ("__WORKER_GLOBAL__", WORKER.global),
+            ("__CONFIG__", &json(&WorkerConfig::new(manifest))),
+            ("__LIFECYCLE_WASM__", &json(&LIFECYCLE.wasm_url())),
+            ("__LIFECYCLE_EVENTS__", &json(&LIFECYCLE_EVENTS)),
+            ("__LIFECYCLE_GLUE__", worker.lifecycle_glue.trim_end()),
+            ("__LIFECYCLE_GLOBAL__", LIFECYCLE.global),
+            ("__FLUSH_GLUE__", worker.flush_glue.trim_end()),
+            ("__FLUSH_GLOBAL__", FLUSH.global),
+        ],
+    )
+}
+
+/// `template` with each placeholder replaced by its value, in one pass: a value is
+/// never searched again, so glue text that looks like a placeholder stays as it is.
+fn fill(template: &str, values: &[(&str, &str)]) -> String {
+    let mut filled = String::with_capacity(template.len());
+    let mut rest = template;
+    while let Some((at, placeholder, value)) = values
+        .iter()
+        .filter_map(|&(placeholder, value)| Some((rest.find(placeholder)?, placeholder, value)))
+        .min_by_key(|&(at, ..)| at)
+    {
+        filled.push_str(&rest[..at]);
+        filled.push_str(value);
+        rest = &rest[at + placeholder.len()..];
+    }
+    filled.push_str(rest);
+    filled
 }
 
 /// `value` as JSON, which is also a JavaScript literal.
@@ -160,6 +188,8 @@ mod tests {
             // As wasm-bindgen ends it: no semicolon.
             glue: "let wasm_bindgen = (() => ({}))()\n".into(),
             wasm: b"\0asm".to_vec(),
+            lifecycle_glue: "let keydo_lifecycle = (() => ({}))()\n".into(),
+            flush_glue: "let keydo_flush = (() => ({}))();".into(),
         }
     }
 
@@ -192,10 +222,9 @@ mod tests {
         };
         let js = sw_js(&manifest, &sources());
         assert!(!js.contains("__"), "every placeholder is filled: {js}");
-        assert_eq!(
-            js.matches("importScripts(").count(),
-            1,
-            "one script at start-up; only the lifecycle module's glue is imported, by a listener: {js}"
+        assert!(
+            !js.contains("importScripts("),
+            "one script, importing nothing: {js}"
         );
         assert!(
             js.contains("\nlet wasm_bindgen = (() => ({}))();\n(function () {"),
@@ -207,16 +236,22 @@ mod tests {
         assert!(js.contains(
             r#"self.addEventListener("fetch", (event) => worker.on_fetch(event, config));"#
         ));
-        assert!(js.contains(
-            r#"if (typeof keydo_lifecycle === "undefined") importScripts("/keydo_lifecycle.js");"#
-        ));
+        assert!(js.contains("const glue = lifecycleGlue();"));
         assert!(js.contains(r#"const url = "/keydo_lifecycle_bg.wasm";"#));
-        assert!(js.contains("await keydo_lifecycle({ module_or_path: wasm });"));
+        assert!(js.contains("await glue({ module_or_path: wasm });"));
+        assert!(
+            js.ends_with(
+                "function lifecycleGlue() {\nlet keydo_lifecycle = (() => ({}))();\nreturn keydo_lifecycle;\n}\n\
+                 // The flush module's glue; returns the function that instantiates it.\n\
+                 function flushGlue() {\nlet keydo_flush = (() => ({}))();;\nreturn keydo_flush;\n}\n"
+            ),
+            "each on-demand glue last, inside a declaration returning its global: {js}"
+        );
         assert!(js.contains(r#"for (const type of ["install","activate","message","sync"]) {"#));
         assert!(js.contains(
             "event.waitUntil(lifecycleModule().then((module) => module[`on_${type}`](event, config))),"
         ));
-        assert!(js.contains("config.flushModule = () => keydo_flush;"));
+        assert!(js.contains("config.flushModule = () => (flush ??= flushGlue());"));
         assert_eq!(
             config_of(&js),
             serde_json::json!({
@@ -225,7 +260,6 @@ mod tests {
                 "shell": "/index.html",
                 "urls": ["/index.html", "/keydo_flush_bg.wasm"],
                 "sha256": ["aa", "bb"],
-                "flushGlue": "/keydo_flush.js",
                 "flushWasm": "/keydo_flush_bg.wasm",
             })
         );
@@ -285,19 +319,25 @@ mod tests {
     fn a_glue_that_looks_like_a_placeholder_is_left_as_it_is() {
         let worker = WorkerSources {
             glue: "const s = '__CONFIG__ __WORKER_WASM__';".into(),
-            wasm: b"\0asm".to_vec(),
+            lifecycle_glue: "const t = '__FLUSH_GLUE__';".into(),
+            ..sources()
         };
         let js = sw_js(&manifest_named("keydo-precache-abc"), &worker);
         assert!(
             js.contains("const s = '__CONFIG__ __WORKER_WASM__';"),
             "{js}"
         );
+        assert!(js.contains("const t = '__FLUSH_GLUE__';"), "{js}");
+        assert!(js.contains("let keydo_flush"), "{js}");
     }
 
     #[test]
     fn a_missing_on_demand_module_fails_with_a_clear_message() {
         let dir = tempfile::tempdir().unwrap();
-        let err = check_on_demand_modules(dir.path()).unwrap_err().to_string();
+        for name in ["keydo_worker.js", "keydo_worker_bg.wasm"] {
+            std::fs::write(dir.path().join(name), "").unwrap();
+        }
+        let err = read_error(dir.path());
         assert!(err.contains("/keydo_lifecycle.js"), "{err}");
         assert!(err.contains("lifecycle module"), "{err}");
         for name in [
@@ -307,21 +347,26 @@ mod tests {
         ] {
             std::fs::write(dir.path().join(name), "").unwrap();
         }
-        let err = check_on_demand_modules(dir.path()).unwrap_err().to_string();
+        let err = read_error(dir.path());
         assert!(err.contains("/keydo_flush_bg.wasm"), "{err}");
         assert!(err.contains("flush module"), "{err}");
         assert!(err.contains("--build-modules"), "{err}");
         std::fs::write(dir.path().join("keydo_flush_bg.wasm"), b"\0asm").unwrap();
-        check_on_demand_modules(dir.path()).unwrap();
+        WorkerSources::read(dir.path()).unwrap();
+    }
+
+    fn read_error(out_dir: &Path) -> String {
+        match WorkerSources::read(out_dir) {
+            Ok(_) => panic!("read a worker with a module missing"),
+            Err(err) => err.to_string(),
+        }
     }
 
     #[test]
     fn a_missing_worker_fails_with_a_clear_message() {
         let dir = tempfile::tempdir().unwrap();
         std::fs::write(dir.path().join("keydo_worker.js"), "let wasm_bindgen;").unwrap();
-        let Err(err) = WorkerSources::read(dir.path()) else {
-            panic!("a worker without its wasm was read");
-        };
-        assert!(err.to_string().contains("/keydo_worker_bg.wasm"), "{err}");
+        let err = read_error(dir.path());
+        assert!(err.contains("/keydo_worker_bg.wasm"), "{err}");
     }
 }

@@ -65,12 +65,17 @@ fn writes_manifest_and_worker_scripts() {
     );
     let sw = fs::read_to_string(dir.path().join("sw.js")).unwrap();
     assert!(sw.contains(&manifest.cache_name));
-    // One script: the fetch module's glue, then its wasm's bytes; the lifecycle
-    // module's glue is imported only by a listener.
+    // One script importing nothing: the fetch module's glue, then its wasm's bytes;
+    // the on-demand modules' glue last, each inside a declaration.
     assert!(sw.contains("let wasm_bindgen;;\n(function () {"), "{sw}");
     assert!(sw.contains("const b64 = \"AGFzbQEAAAA=\";"), "{sw}");
+    assert!(!sw.contains("importScripts("), "{sw}");
     assert!(
-        sw.contains("importScripts(\"/keydo_lifecycle.js\")"),
+        sw.contains("function lifecycleGlue() {\nlet keydo_lifecycle = (function(exports) {})({});\nreturn keydo_lifecycle;\n}"),
+        "{sw}"
+    );
+    assert!(
+        sw.contains("function flushGlue() {\nlet keydo_flush = (function(exports) {})({});;\nreturn keydo_flush;\n}"),
         "{sw}"
     );
     for file in &manifest.files {
@@ -80,11 +85,10 @@ fn writes_manifest_and_worker_scripts() {
             file.url
         );
     }
-    // The flush module's glue is left as wasm-bindgen wrote it.
+    assert!(dir.path().join("precache-manifest.json").is_file());
+    // What sw.js is made from stays, as it was, so the step can run again on this output.
     let glue = fs::read_to_string(dir.path().join("keydo_flush.js")).unwrap();
     assert_eq!(glue, "let keydo_flush = (function(exports) {})({});");
-    assert!(dir.path().join("precache-manifest.json").is_file());
-    // What sw.js is made from stays, so the step can run again on this output.
     assert!(dir.path().join("keydo_worker_bg.wasm").is_file());
 }
 
@@ -103,6 +107,23 @@ fn same_input_same_name_and_a_changed_byte_changes_sw_js() {
     let c = keydo_build::run(second.path()).unwrap();
     assert_ne!(a.cache_name, c.cache_name);
     assert_ne!(sw_before, fs::read(second.path().join("sw.js")).unwrap());
+}
+
+#[test]
+fn a_changed_on_demand_glue_changes_sw_js_so_the_browser_sees_an_update() {
+    // Not precached and no longer imported: sw.js's bytes are what the browser compares.
+    let dir = tempfile::tempdir().unwrap();
+    trunk_output(dir.path());
+    let before = keydo_build::run(dir.path()).unwrap();
+    let sw_before = fs::read(dir.path().join("sw.js")).unwrap();
+    fs::write(
+        dir.path().join("keydo_flush.js"),
+        "let keydo_flush = (function(exports) { exports.v = 2; })({});",
+    )
+    .unwrap();
+    let after = keydo_build::run(dir.path()).unwrap();
+    assert_eq!(before.cache_name, after.cache_name);
+    assert_ne!(sw_before, fs::read(dir.path().join("sw.js")).unwrap());
 }
 
 #[test]

@@ -4,8 +4,8 @@
 //! larger than the rest of the worker. Every worker start (each offline navigation)
 //! would pay for it, while only Background Sync events use it. So it is built
 //! separately, by the post-build step (docs/service-worker.md), whose wasm-bindgen
-//! run gives its glue a global of its own; the worker imports that glue at install
-//! and on Background Sync and instantiates the wasm from its precache only then.
+//! run gives its glue a global of its own; `/sw.js` carries that glue, evaluates it
+//! on Background Sync and instantiates the wasm from its precache only then.
 
 use js_sys::{Object, Reflect};
 use keydo_core::sync::coalesce::FlushKind;

@@ -31,15 +31,12 @@ extern "C" {
     #[wasm_bindgen(method, getter)]
     pub fn shell(this: &WorkerConfig) -> String;
 
-    /// The flush module's glue script, imported during install and on Background Sync.
-    #[wasm_bindgen(method, getter, js_name = flushGlue)]
-    pub fn flush_glue(this: &WorkerConfig) -> String;
-
     /// The flush module's wasm, precached with the shell.
     #[wasm_bindgen(method, getter, js_name = flushWasm)]
     pub fn flush_wasm(this: &WorkerConfig) -> String;
 
-    /// The flush module's glue global; throws until its script has been imported.
+    /// The flush module, its glue (carried in `/sw.js`) evaluated on the first call;
+    /// throws if evaluating it does.
     #[wasm_bindgen(method, catch, js_name = flushModule)]
     pub fn flush_module(this: &WorkerConfig) -> Result<FlushModule, JsValue>;
 

@@ -7,9 +7,8 @@
 //!   so a worker woken for a fetch compiles nothing else.
 //! - **`keydo_lifecycle`** (`src/bin/keydo_lifecycle.rs`): install, activate, the
 //!   page's messages and Background Sync. `/sw.js` loads it on the first of those
-//!   events: its glue imported (during install, which stores it with the
-//!   registration, and later from there), its wasm from the precache (or, before
-//!   install has filled it, the network).
+//!   events: its glue, which `/sw.js` carries, evaluated, its wasm from the
+//!   precache (or, before install has filled it, the network).
 //!
 //! Each module's exports are its handlers (`on_fetch`, `on_install`...), which `/sw.js`
 //! adds as listeners with the build's names (see [`config`]), so every listener exists

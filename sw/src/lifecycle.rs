@@ -17,12 +17,7 @@ use wasm_bindgen_futures::JsFuture;
 use web_sys::{Cache, ExtendableEvent, ExtendableMessageEvent, Response};
 
 pub fn install(worker: Rc<Worker>, event: &ExtendableEvent) {
-    // While installing: only then may a worker import a new script.
-    let glue = crate::sync::import_flush_glue(&worker);
-    wait_until(event, async move {
-        glue?;
-        fill_cache(&worker).await
-    });
+    wait_until(event, async move { fill_cache(&worker).await });
 }
 
 pub fn activate(worker: Rc<Worker>, event: &ExtendableEvent) {

@@ -2,16 +2,14 @@
 //! by the page after a result is saved) and the worker delivers the outbox.
 //!
 //! The flush itself lives in its own wasm module (the `keydo-sw-flush` crate) so
-//! the lifecycle module stays small: its glue is imported once during install,
-//! which stores the script with the registration (offline-proof, byte-compared on
-//! updates), and re-imported from there only when a sync event arrives; its wasm is
-//! instantiated from the precache. Where both live and what the glue's global is
-//! called come from the build ([`crate::config`]). The handler flushes inside
+//! the lifecycle module stays small: its glue is carried in `/sw.js` (offline-proof,
+//! byte-compared on updates) and evaluated only when a sync event first asks for
+//! it; its wasm is instantiated from the precache. Where the wasm lives comes from
+//! the build ([`crate::config`]). The handler flushes inside
 //! `waitUntil` and fails the event while anything is left to retry, so the browser
 //! tries again later; refused (blocked) entries do not fail it — retrying cannot
 //! help them. web-sys has no `SyncEvent`, so the tag is read through `Reflect`.
 
-use crate::config::FlushModule;
 use crate::respond::cached;
 use crate::{Worker, scope, wait_until};
 use js_sys::{Object, Reflect};
@@ -23,12 +21,6 @@ use web_sys::{ExtendableEvent, Request};
 /// The tag the page registers after a result is durably saved.
 const FLUSH_OUTBOX: &str = "flush-outbox";
 
-/// Imports the flush module's glue. During install this stores it with the
-/// registration; afterwards it is served from there, never from the network.
-pub fn import_flush_glue(worker: &Worker) -> Result<(), JsValue> {
-    scope().import_scripts_1(&worker.config.flush_glue())
-}
-
 pub fn sync(worker: Rc<Worker>, event: &ExtendableEvent) {
     let tag = Reflect::get(event, &"tag".into())
         .ok()
@@ -38,16 +30,8 @@ pub fn sync(worker: Rc<Worker>, event: &ExtendableEvent) {
     }
 }
 
-/// The flush module's glue, imported on first use in this worker's life.
-fn flush_module(worker: &Worker) -> Result<FlushModule, JsValue> {
-    worker.config.flush_module().or_else(|_not_yet_imported| {
-        import_flush_glue(worker)?;
-        worker.config.flush_module()
-    })
-}
-
 async fn flush(worker: &Worker) -> Result<(), JsValue> {
-    let module = flush_module(worker)?;
+    let module = worker.config.flush_module()?;
     let request = Request::new_with_str(&worker.config.flush_wasm())?;
     let wasm = match cached(worker, &request).await? {
         Some(response) => response,

@@ -195,7 +195,7 @@ describe('offline shell', () => {
     }
   });
 
-  test("a worker woken for a navigation carries only its fetch module; a later event imports the lifecycle module's glue from what install stored, offline", async () => {
+  test('a worker woken for a navigation instantiates only its fetch module; a later event loads the lifecycle module from the precache, once, offline', async () => {
     await context.setOffline(true);
     try {
       await stopWorkers(page);
@@ -205,15 +205,30 @@ describe('offline shell', () => {
       const workers = context.serviceWorkers();
       assert.equal(workers.length, 1);
       const [worker] = workers;
-      const lifecycleLoaded = () => worker.evaluate(() => typeof keydo_lifecycle !== 'undefined');
-      assert.equal(await lifecycleLoaded(), false, 'the navigation compiled the fetch module only');
-      // A message is one of the lifecycle module's events; this one asks for nothing.
-      await page.evaluate(() => navigator.serviceWorker.controller.postMessage({ type: 'PING' }));
+      // Watches, from here on, every asynchronous instantiation (the fetch module's is synchronous).
+      await worker.evaluate(() => {
+        self.instantiated = 0;
+        for (const name of ['instantiate', 'instantiateStreaming']) {
+          const original = WebAssembly[name];
+          WebAssembly[name] = (...args) => {
+            self.instantiated += 1;
+            return original.apply(WebAssembly, args);
+          };
+        }
+      });
+      const instantiated = () => worker.evaluate(() => self.instantiated);
+      // A message is one of the lifecycle module's events; these ask for nothing.
+      const ping = () => page.evaluate(() => navigator.serviceWorker.controller.postMessage({ type: 'PING' }));
+      await ping();
       const deadline = Date.now() + 10_000;
-      while (!(await lifecycleLoaded())) {
-        assert.ok(Date.now() < deadline, 'the lifecycle module was imported within 10 s');
+      while ((await instantiated()) === 0) {
+        assert.ok(Date.now() < deadline, 'the first message loaded the lifecycle module within 10 s');
         await new Promise((done) => setTimeout(done, 50));
       }
+      // Loaded by the message, so the navigation had not; and loaded once.
+      await ping();
+      await new Promise((done) => setTimeout(done, 500));
+      assert.equal(await instantiated(), 1, 'the second message reused the module');
       // The page is still served offline.
       await page.reload();
       await page.getByTestId('mode-words').waitFor();
@@ -400,7 +415,7 @@ describe('updates', () => {
     assert.ok(removed, "the lifecycle wasm was in the waiting version's cache");
     const refusal = await refuseUntilLowered(context, `**${lifecycleWasm}`);
 
-    // Woken by the first accept, the worker imports the glue and fails to fetch the wasm.
+    // Woken by the first accept, the worker evaluates the glue and fails to fetch the wasm.
     await stopWorkers(page);
     await page.getByTestId('update-reload').click();
     const deadline = Date.now() + 10_000;
