@@ -4,11 +4,12 @@
 //! `/sw.js` carries these modules' `no-modules` glue beside its own, each inside a
 //! function that returns the global the glue declares, and names each module by
 //! that global ([`crate::worker_files`]). Trunk 0.21 cannot pass wasm-bindgen's
-//! `--no-modules-global`, so the build runs the three steps itself: cargo (wasm32, the profile of the page's own
-//! modules), the wasm-bindgen CLI with `--no-modules-global`, and in release
-//! builds wasm-opt with the links' settings. It runs in Trunk's post_build hook:
-//! by then Trunk has checked that the `wasm-bindgen` and `wasm-opt` first on PATH
-//! are the versions it pins, and these are the ones used here.
+//! `--no-modules-global`, so the build runs the three steps itself: cargo (wasm32,
+//! the profile of the page's own modules), the wasm-bindgen CLI with
+//! `--no-modules-global`, and in release builds wasm-opt with the links' settings.
+//! It runs in Trunk's post_build hook: by then Trunk has checked that the
+//! `wasm-bindgen` and `wasm-opt` first on PATH are the versions it pins, and these
+//! are the ones used here.
 
 use crate::BuildError;
 use crate::manifest::{read, write};
