@@ -74,6 +74,12 @@ impl Worker {
     }
 }
 
+/// Both modules allocate with talc rather than Rust's default, dlmalloc, which was a
+/// third of the fetch module's code (docs/service-worker.md, "The allocator").
+#[cfg(target_arch = "wasm32")]
+#[global_allocator]
+static ALLOCATOR: talc::wasm::WasmDynamicTalc = talc::wasm::new_wasm_dynamic_allocator();
+
 thread_local! {
     /// Made on the first event.
     static WORKER: OnceCell<Rc<Worker>> = const { OnceCell::new() };
