@@ -1,7 +1,7 @@
 //! The post-build step that makes the built shell work offline.
 //!
 //! After Trunk writes its output, [`worker_modules::build`] adds the service worker's
-//! lifecycle and flush modules, and [`run`] scans the output, writes
+//! three modules, and [`run`] scans the output, writes
 //! `precache-manifest.json` (every file the game needs offline, with its SHA-256) and
 //! generates the service worker script `sw.js`, whose bytes embed the content digest
 //! so that browsers see an update whenever any precached byte changes.

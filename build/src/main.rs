@@ -2,7 +2,7 @@
 //! on its staging directory (`TRUNK_STAGING_DIR`), or by hand on a built `dist/`.
 //!
 //! `--build-modules` (the hook passes it) first builds the page's modules and the
-//! service worker's lifecycle and flush modules into the output, for Trunk's profile
+//! service worker's three modules into the output, for Trunk's profile
 //! (`TRUNK_PROFILE`); without it the output must already hold them, as a built
 //! `dist/` does.
 

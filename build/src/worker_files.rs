@@ -40,12 +40,11 @@ impl WorkerModule {
 }
 
 /// The worker's fetch handler (`sw/`), instantiated at every start; built by
-/// Trunk's `data-type="worker"` link in index.html, whose glue keeps
-/// wasm-bindgen's default global.
+/// [`crate::worker_modules`], its glue and wasm carried inside `/sw.js`.
 pub const WORKER: WorkerModule = WorkerModule {
     package: "keydo-sw",
     bin: "keydo_worker",
-    global: "wasm_bindgen",
+    global: "keydo_worker",
     role: "fetch",
 };
 

@@ -1,27 +1,28 @@
-//! Builds the service worker's modules that Trunk does not: the lifecycle module
-//! (`sw/`'s `keydo_lifecycle`) and the flush module (`sw-flush/`).
+//! Builds the service worker's three modules: the fetch module (`sw/`'s
+//! `keydo_worker`), the lifecycle module (`sw/`'s `keydo_lifecycle`) and the flush
+//! module (`sw-flush/`).
 //!
-//! `/sw.js` carries these modules' `no-modules` glue beside its own, each inside a
-//! function that returns the global the glue declares, and names each module by
-//! that global ([`crate::worker_files`]). Trunk 0.21 cannot pass wasm-bindgen's
-//! `--no-modules-global`, so the build runs the three steps itself: cargo (wasm32,
-//! the profile of the page's own modules), the wasm-bindgen CLI with
-//! `--no-modules-global`, and in release builds wasm-opt with the links' settings.
-//! It runs in Trunk's post_build hook: by then Trunk has checked that the
-//! `wasm-bindgen` and `wasm-opt` first on PATH are the versions it pins, and these
-//! are the ones used here.
+//! `/sw.js` carries the fetch module's `no-modules` glue and wasm, and the other two
+//! modules' glue, each inside a function that returns the global the glue declares;
+//! it names each module by that global ([`crate::worker_files`]). Trunk 0.21 cannot
+//! pass wasm-bindgen's `--no-modules-global`, so the build runs the three steps
+//! itself: cargo (wasm32, the profile and the source path remaps of the page's own
+//! modules, so no module names the build machine's directories), the wasm-bindgen CLI
+//! with `--no-modules-global` (it refuses a wasm built against another version of the
+//! crate), and in release builds wasm-opt. Both tools are the ones first on PATH,
+//! which scripts/setup.sh installs at their pinned versions.
 
 use crate::BuildError;
 use crate::manifest::{read, write};
 use crate::tools::{self, Profile, Script, run};
-use crate::worker_files::{FLUSH, LIFECYCLE, WorkerModule};
+use crate::worker_files::{FLUSH, LIFECYCLE, WORKER, WorkerModule};
 use std::path::Path;
 use std::process::Command;
 
 /// Writes each module's glue (`<bin>.js`, defining its global) and wasm
 /// (`<bin>_bg.wasm`) into `out_dir`.
 pub fn build(out_dir: &Path, profile: Profile) -> Result<(), BuildError> {
-    [LIFECYCLE, FLUSH]
+    [WORKER, LIFECYCLE, FLUSH]
         .iter()
         .try_for_each(|module| build_module(out_dir, profile, module))
 }

@@ -2,8 +2,8 @@
 //!
 //! A service worker must register its listeners on its first synchronous run and
 //! must start with no network, so the fetch module's wasm cannot be fetched
-//! asynchronously. `/sw.js` is one script that imports nothing: Trunk's wasm-bindgen
-//! glue (`keydo_worker.js`), then the fetch module's wasm (`keydo_worker_bg.wasm`) as
+//! asynchronously. `/sw.js` is one script that imports nothing: the fetch module's
+//! wasm-bindgen glue (`keydo_worker.js`), then the fetch module's wasm (`keydo_worker_bg.wasm`) as
 //! a base64 literal, instantiated synchronously, then one listener per event, each
 //! calling its handler with every name the worker needs ([`WorkerConfig`]): the fetch
 //! module's, or the lifecycle module's, which the listeners load on the first event
@@ -31,9 +31,8 @@ const SW_TEMPLATE: &str = include_str!("sw.template.js");
 /// module handles `fetch` (`on_fetch`, `sw/src/main.rs`).
 const LIFECYCLE_EVENTS: [&str; 4] = ["install", "activate", "message", "sync"];
 
-/// What `/sw.js` is made from: the fetch module's glue and wasm, as Trunk's
-/// `data-type="worker"` link wrote them, and the glue of the modules the worker
-/// loads on demand, as [`crate::worker_modules`] wrote it.
+/// What `/sw.js` is made from, as [`crate::worker_modules`] wrote it: the fetch
+/// module's glue and wasm, and the glue of the modules the worker loads on demand.
 pub struct WorkerSources {
     glue: String,
     wasm: Vec<u8>,
@@ -46,20 +45,12 @@ impl WorkerSources {
     /// if one is not there. The on-demand modules' wasm is checked too: it is
     /// precached rather than embedded.
     pub fn read(out_dir: &Path) -> Result<Self, BuildError> {
-        let [glue, wasm] =
-            [WORKER.glue_url(), WORKER.wasm_url()].map(|url| out_dir.join(&url[1..]));
-        if !glue.is_file() || !wasm.is_file() {
-            return Err(BuildError::MissingFile {
-                url: format!("{} and {}", WORKER.glue_url(), WORKER.wasm_url()),
-                referenced_by: "the service worker (Trunk's data-type=\"worker\" link)".into(),
-            });
-        }
-        [LIFECYCLE, FLUSH]
+        [WORKER, LIFECYCLE, FLUSH]
             .iter()
             .try_for_each(|module| check_module(out_dir, module))?;
         Ok(WorkerSources {
-            glue: read_glue(&glue)?,
-            wasm: read(&wasm)?,
+            glue: read_glue(&out_dir.join(&WORKER.glue_url()[1..]))?,
+            wasm: read(&out_dir.join(&WORKER.wasm_url()[1..]))?,
             lifecycle_glue: read_glue(&out_dir.join(&LIFECYCLE.glue_url()[1..]))?,
             flush_glue: read_glue(&out_dir.join(&FLUSH.glue_url()[1..]))?,
         })
@@ -186,7 +177,7 @@ mod tests {
     fn sources() -> WorkerSources {
         WorkerSources {
             // As wasm-bindgen ends it: no semicolon.
-            glue: "let wasm_bindgen = (() => ({}))()\n".into(),
+            glue: "let keydo_worker = (() => ({}))()\n".into(),
             wasm: b"\0asm".to_vec(),
             lifecycle_glue: "let keydo_lifecycle = (() => ({}))()\n".into(),
             flush_glue: "let keydo_flush = (() => ({}))();".into(),
@@ -227,11 +218,11 @@ mod tests {
             "one script, importing nothing: {js}"
         );
         assert!(
-            js.contains("\nlet wasm_bindgen = (() => ({}))();\n(function () {"),
+            js.contains("\nlet keydo_worker = (() => ({}))();\n(function () {"),
             "the glue first, ended: {js}"
         );
         assert!(js.contains(r#"const b64 = "AGFzbQ==";"#));
-        assert!(js.contains("const worker = wasm_bindgen;"));
+        assert!(js.contains("const worker = keydo_worker;"));
         assert!(js.contains("worker.initSync({ module: bytes });"));
         assert!(js.contains(
             r#"self.addEventListener("fetch", (event) => worker.on_fetch(event, config));"#
@@ -365,8 +356,9 @@ mod tests {
     #[test]
     fn a_missing_worker_fails_with_a_clear_message() {
         let dir = tempfile::tempdir().unwrap();
-        std::fs::write(dir.path().join("keydo_worker.js"), "let wasm_bindgen;").unwrap();
+        std::fs::write(dir.path().join("keydo_worker.js"), "let keydo_worker;").unwrap();
         let err = read_error(dir.path());
         assert!(err.contains("/keydo_worker_bg.wasm"), "{err}");
+        assert!(err.contains("fetch module"), "{err}");
     }
 }
