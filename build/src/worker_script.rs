@@ -3,8 +3,8 @@
 //! A service worker must register its listeners on its first synchronous run and
 //! must start with no network, so the fetch module's wasm cannot be fetched
 //! asynchronously. `/sw.js` is one script that imports nothing: the fetch module's
-//! wasm-bindgen glue (`keydo_worker.js`), then the fetch module's wasm (`keydo_worker_bg.wasm`) as
-//! a base64 literal, instantiated synchronously, then one listener per event, each
+//! wasm-bindgen glue (`keydo_worker.js`), then its wasm (`keydo_worker_bg.wasm`) as a
+//! base64 literal, instantiated synchronously, then one listener per event, each
 //! calling its handler with every name the worker needs ([`WorkerConfig`]): the fetch
 //! module's, or the lifecycle module's, which the listeners load on the first event
 //! it handles (docs/service-worker.md, "Two modules"). Last come the lifecycle and
